@@ -1,0 +1,2 @@
+export * from './scheme.js';
+export type * from './types.js';

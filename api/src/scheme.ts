@@ -1,0 +1,99 @@
+/**
+ * The scheme: every resource the apiserver serves, described once. The apiserver builds its
+ * routes, discovery and OpenAPI from this table; clients address resources by these descriptors.
+ * Mirrors apimachinery's RESTMapper + the apiserver's APIGroupInfo.
+ */
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** A resource's identity and shape, as discovery reports it. */
+export interface ResourceDescriptor<T = unknown> {
+  /** '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly listKind: string;
+  /** The plural, lower case: the URL segment and etcd key segment. */
+  readonly resource: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly verbs: readonly Verb[];
+  /** Subresources served, e.g. 'status', 'scale', 'binding', 'log', 'exec', 'eviction'. */
+  readonly subresources: readonly string[];
+  /** Phantom field carrying the object type for typed clients; never set. */
+  readonly _type?: T;
+}
+
+/** apiVersion as it appears in objects: 'v1' or 'apps/v1'. */
+export function apiVersionOf(r: Pick<ResourceDescriptor, 'group' | 'version'>): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+/** The group-qualified resource name as upstream messages print it: 'pods', 'deployments.apps'. */
+export function qualifiedResource(r: Pick<ResourceDescriptor, 'group' | 'resource'>): string {
+  return r.group ? `${r.resource}.${r.group}` : r.resource;
+}
+
+/** URL path prefix of a resource's collection (namespace '' or undefined = all namespaces / cluster-scoped). */
+export function collectionPath(r: ResourceDescriptor, namespace?: string): string {
+  const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
+  return r.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.resource}` : `${base}/${r.resource}`;
+}
+
+/** etcd key prefix: /registry/<group>/<resource>/ (core group: no group segment). */
+export function registryPrefix(r: Pick<ResourceDescriptor, 'group' | 'resource'>): string {
+  return r.group ? `/registry/${r.group}/${r.resource}/` : `/registry/${r.resource}/`;
+}
+
+function define<T>(d: Omit<ResourceDescriptor<T>, 'listKind' | 'singular' | 'verbs' | 'shortNames' | 'categories' | 'subresources'> &
+  Partial<Pick<ResourceDescriptor<T>, 'verbs' | 'shortNames' | 'categories' | 'subresources'>>): ResourceDescriptor<T> {
+  return {
+    listKind: `${d.kind}List`,
+    singular: d.kind.toLowerCase(),
+    verbs: ALL_VERBS,
+    shortNames: [],
+    categories: [],
+    subresources: [],
+    ...d,
+  };
+}
+
+import type * as core from 'kubernetes-types/core/v1.js';
+import type * as apps from 'kubernetes-types/apps/v1.js';
+import type * as coordination from 'kubernetes-types/coordination/v1.js';
+import type * as discovery from 'kubernetes-types/discovery/v1.js';
+import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
+
+export const Namespaces = define<core.Namespace>({ group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] });
+export const Pods = define<core.Pod>({ group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status', 'binding', 'log', 'exec', 'attach', 'portforward', 'eviction'] });
+export const Services = define<core.Service>({ group: '', version: 'v1', kind: 'Service', resource: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] });
+export const EndpointsResource = define<core.Endpoints>({ group: '', version: 'v1', kind: 'Endpoints', resource: 'endpoints', namespaced: true, shortNames: ['ep'], });
+export const ConfigMaps = define<core.ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, shortNames: ['cm'] });
+export const Secrets = define<core.Secret>({ group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true });
+export const Nodes = define<core.Node>({ group: '', version: 'v1', kind: 'Node', resource: 'nodes', namespaced: false, shortNames: ['no'], subresources: ['status'] });
+export const Events = define<core.Event>({ group: '', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, shortNames: ['ev'] });
+export const ServiceAccounts = define<core.ServiceAccount>({ group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, shortNames: ['sa'], subresources: ['token'] });
+export const Deployments = define<apps.Deployment>({ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'] });
+export const ReplicaSets = define<apps.ReplicaSet>({ group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: ['status', 'scale'] });
+export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases', namespaced: true });
+export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
+export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
+
+/** Every served resource, in discovery order. */
+export const RESOURCES: readonly ResourceDescriptor[] = [
+  Pods, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
+  Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
+];
+
+/** Finds a served resource by group and plural name. */
+export function lookupResource(group: string, resource: string): ResourceDescriptor | undefined {
+  return RESOURCES.find((r) => r.group === group && r.resource === resource);
+}
+
+/** Finds a served resource by apiVersion and kind (as in a manifest). */
+export function lookupKind(apiVersion: string, kind: string): ResourceDescriptor | undefined {
+  return RESOURCES.find((r) => apiVersionOf(r) === apiVersion && r.kind === kind);
+}
