@@ -1,0 +1,68 @@
+/**
+ * Storage: the apiserver's only way to persist objects (apiserver storage.Interface). Keys are
+ * full etcd keys (`/registry/<group>/<resource>/<ns>/<name>`). Objects are JSON; the store sets
+ * `metadata.resourceVersion` (the etcd mod revision) on every object it returns.
+ * Implementations: Etcd3Storage (real), MemoryStorage (tests); both pass defineStorageConformance.
+ * Errors: ApiError NotFound / AlreadyExists / Conflict / Expired (410) from @mk8s/api, built with a
+ * generic resource name; the registry layer rewrites messages with the real resource name.
+ */
+import type { KubeObject } from '@mk8s/api';
+
+export interface Preconditions { uid?: string; resourceVersion?: string }
+
+export interface StorageListOptions {
+  /** Max items; 0/undefined = all. */
+  limit?: number;
+  /** Opaque continue token from a previous page. */
+  continue?: string;
+  /** Filter applied before paging (selectors). */
+  predicate?: (obj: KubeObject) => boolean;
+}
+
+export interface StorageList { items: KubeObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
+
+export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export interface StorageEvent {
+  type: StorageEventType;
+  /** For DELETED: the last state, with resourceVersion set to the deletion revision. */
+  object: KubeObject;
+  /** For MODIFIED/DELETED when known: the previous state (lets selector watches turn MODIFIED into ADDED/DELETED). */
+  prevObject?: KubeObject;
+  resourceVersion: string;
+}
+
+export interface StorageWatchOptions {
+  /**
+   * undefined or '0': first a synthetic ADDED for every existing object under the prefix, then
+   * changes. 'N': only changes after revision N; a compacted N rejects / ends with ApiError Expired.
+   */
+  resourceVersion?: string;
+  signal: AbortSignal;
+  /** Emit a bookmark-able progress callback (current revision) when idle. */
+  onProgress?: (resourceVersion: string) => void;
+}
+
+export interface Storage {
+  /** Creates key; AlreadyExists if present. Returns the stored object with resourceVersion. */
+  create(key: string, obj: KubeObject): Promise<KubeObject>;
+  /** NotFound if absent. */
+  get(key: string): Promise<KubeObject>;
+  /** Everything under prefix (a key prefix ending in '/'), sorted by key. */
+  list(prefix: string, opts?: StorageListOptions): Promise<StorageList>;
+  /**
+   * Read-modify-write with compare-and-swap, retried on a concurrent write (the tryUpdate callback
+   * is re-run with the fresh object). tryUpdate may throw to abort. Preconditions failing → Conflict.
+   * If the object is absent: NotFound, unless ignoreNotFound (then tryUpdate gets undefined and its
+   * result is created).
+   */
+  guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
+    opts?: { preconditions?: Preconditions; ignoreNotFound?: boolean }): Promise<KubeObject>;
+  /** Deletes key (NotFound if absent, Conflict if preconditions fail); returns the last state. */
+  delete(key: string, opts?: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> }): Promise<KubeObject>;
+  /** Watches every key under prefix. The iterable ends when the signal aborts. */
+  watch(prefix: string, opts: StorageWatchOptions): AsyncIterable<StorageEvent>;
+  /** The store's current revision. */
+  currentResourceVersion(): Promise<string>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
