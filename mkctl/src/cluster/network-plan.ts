@@ -1,0 +1,42 @@
+/**
+ * The local cluster's addresses (DESIGN.md network plan). Everything lives in network namespaces
+ * this project creates; the host side is only the bridge mk8s0.
+ */
+export const HOST_BRIDGE = 'mk8s0';
+export const NODE_NETWORK = '10.240.0.0/24';
+export const HOST_BRIDGE_IP = '10.240.0.1';
+export const POD_NETWORK = '10.244.0.0/16';
+export const SERVICE_NETWORK = '10.96.0.0/12';
+export const APISERVER_PORT = 6443;
+
+export interface NodePlan { name: string; netns: string; ip: string; hostVeth: string }
+
+/** Node i (1-based) is node-i at 10.240.0.(10+i), in netns mk8s-node-i. */
+export function nodePlan(i: number): NodePlan {
+  const name = `node-${i}`;
+  return { name, netns: `mk8s-${name}`, ip: `10.240.0.${10 + i}`, hostVeth: `mk8s-n${i}` };
+}
+
+export interface EtcdMember { name: string; clientPort: number; peerPort: number }
+export const ETCD_MEMBERS: readonly EtcdMember[] = [
+  { name: 'etcd-1', clientPort: 2379, peerPort: 2380 },
+  { name: 'etcd-2', clientPort: 22379, peerPort: 22380 },
+  { name: 'etcd-3', clientPort: 32379, peerPort: 32380 },
+];
+
+export function etcdEndpoints(): string[] {
+  return ETCD_MEMBERS.map((m) => `http://127.0.0.1:${m.clientPort}`);
+}
+
+/** The etcd command line of one member of the static 3-member cluster. */
+export function etcdArgs(m: EtcdMember, dataDir: string, state: 'new' | 'existing'): string[] {
+  const initial = ETCD_MEMBERS.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(',');
+  return [
+    '--name', m.name, '--data-dir', dataDir,
+    '--listen-client-urls', `http://127.0.0.1:${m.clientPort}`, '--advertise-client-urls', `http://127.0.0.1:${m.clientPort}`,
+    '--listen-peer-urls', `http://127.0.0.1:${m.peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${m.peerPort}`,
+    '--initial-cluster', initial, '--initial-cluster-state', state, '--initial-cluster-token', 'mk8s-local',
+    // Small machine: keep snapshots and the backend modest.
+    '--snapshot-count', '10000', '--quota-backend-bytes', String(2 * 1024 ** 3), '--logger', 'zap', '--log-outputs', 'stderr',
+  ];
+}
