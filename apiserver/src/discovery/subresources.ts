@@ -1,0 +1,44 @@
+/**
+ * What each subresource answers with, as upstream's discovery reports it. Most subresources
+ * return the parent kind; a few return a kind of another group (scale → autoscaling/v1 Scale,
+ * eviction → policy/v1 Eviction), and kubectl relies on those (scale, drain).
+ */
+import type { ResourceDescriptor } from '@mk8s/api';
+
+export interface SubresourceInfo {
+  /** undefined = the parent's group/version. */
+  group?: string;
+  version?: string;
+  /** undefined = the parent's kind. */
+  kind?: string;
+  verbs: readonly string[];
+}
+
+const GET_PATCH_UPDATE = ['get', 'patch', 'update'] as const;
+
+const KNOWN: Record<string, SubresourceInfo> = {
+  status: { verbs: GET_PATCH_UPDATE },
+  scale: { group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: GET_PATCH_UPDATE },
+  binding: { kind: 'Binding', verbs: ['create'] },
+  log: { verbs: ['get'] },
+  exec: { kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  attach: { kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  portforward: { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  proxy: { kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+  eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+  ephemeralcontainers: { verbs: GET_PATCH_UPDATE },
+  finalize: { verbs: ['update'] },
+  token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
+};
+
+/** Resolved subresource info: group/version/kind always set. */
+export interface ResolvedSubresource { name: string; group: string; version: string; kind: string; verbs: readonly string[] }
+
+/** Info for `<parent>/<sub>`; unknown subresources are reported as returning the parent kind with get. */
+export function subresourceInfo(parent: ResourceDescriptor, sub: string): ResolvedSubresource {
+  const k = KNOWN[sub] ?? { verbs: ['get'] };
+  let kind = k.kind ?? parent.kind;
+  if (sub === 'proxy' && parent.kind === 'Node') kind = 'NodeProxyOptions';
+  if (sub === 'proxy' && parent.kind === 'Service') kind = 'ServiceProxyOptions';
+  return { name: sub, group: k.group ?? parent.group, version: k.version ?? parent.version, kind, verbs: k.verbs };
+}
