@@ -1,0 +1,60 @@
+/**
+ * Helpers for e2e tests against the cluster `mkctl cluster up` started: the kubeconfig, the real
+ * kubectl with a fresh discovery cache, and polling with a deadline (never fixed sleeps).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(process.env['MK8S_ROOT'] ?? join(import.meta.dirname, '..', '..', '..'));
+export const KUBECONFIG = process.env['KUBECONFIG'] ?? join(ROOT, '.mk8s', 'kubeconfig');
+const cacheDir = mkdtempSync(join(tmpdir(), 'mk8s-kubectl-cache-'));
+
+export interface RunResult { code: number; stdout: string; stderr: string }
+
+/** Runs the real kubectl against the cluster. */
+export function kubectl(args: string[], opts: { input?: string; timeoutMs?: number } = {}): RunResult {
+  const r = spawnSync('kubectl', ['--kubeconfig', KUBECONFIG, '--cache-dir', cacheDir, ...args], {
+    encoding: 'utf8', input: opts.input, timeout: opts.timeoutMs ?? 60_000,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** kubectl that must succeed; returns stdout. */
+export function kubectlOk(args: string[], opts: { input?: string; timeoutMs?: number } = {}): string {
+  const r = kubectl(args, opts);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** Starts a long-running kubectl (e.g. get -w); collect its output until stop(). */
+export function kubectlStream(args: string[]): { output: () => string; stop: () => Promise<void> } {
+  const child = spawn('kubectl', ['--kubeconfig', KUBECONFIG, '--cache-dir', cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  return {
+    output: () => out,
+    stop: () => new Promise<void>((r) => { if (child.exitCode !== null) return r(); child.once('exit', () => r()); child.kill('SIGTERM'); }),
+  };
+}
+
+/** Polls cond until it returns a truthy value or the deadline passes. */
+export async function waitFor<T>(cond: () => T | Promise<T>, o: { timeoutMs?: number; intervalMs?: number; what?: string } = {}): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (o.timeoutMs ?? 30_000);
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) return v as NonNullable<T>;
+    } catch (err) { last = err; }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${o.what ?? 'condition'}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, o.intervalMs ?? 200));
+  }
+}
+
+/** A unique namespace name for one test file. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}${Math.floor(Math.random() * 1e4).toString(36)}`;
+}
