@@ -5,3 +5,4 @@ export * from './selectors/labels.js';
 export * as field from './validation/field.js';
 export type { FieldError, FieldErrorType } from './validation/field.js';
 export * from './validation/names.js';
+export * from './selectors/fields.js';
