@@ -17,6 +17,11 @@ export interface StorageListOptions {
   continue?: string;
   /** Filter applied before paging (selectors). */
   predicate?: (obj: KubeObject) => boolean;
+  /**
+   * Added for the watch cache: '0' = any recent state is fine (a Cacher serves it from memory,
+   * ignoring limit, as upstream); unset = most recent (always read from etcd). Plain stores ignore it.
+   */
+  resourceVersion?: string;
 }
 
 export interface StorageList { items: KubeObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
@@ -40,6 +45,12 @@ export interface StorageWatchOptions {
   signal: AbortSignal;
   /** Emit a bookmark-able progress callback (current revision) when idle. */
   onProgress?: (resourceVersion: string) => void;
+  /**
+   * Added for the watch cache: per-watcher selector filter. A MODIFIED that makes an object start
+   * matching arrives as ADDED, one that makes it stop matching as DELETED (upstream cacheWatcher);
+   * see filterWatchEvent. Initial synthetic ADDED events are filtered too.
+   */
+  predicate?: (obj: KubeObject) => boolean;
 }
 
 export interface Storage {

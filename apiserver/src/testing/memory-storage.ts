@@ -1,0 +1,1 @@
+export { MemoryStorage, type MemoryStorageOptions } from '../storage/memory-storage.js';
