@@ -6,3 +6,4 @@ export * as field from './validation/field.js';
 export type { FieldError, FieldErrorType } from './validation/field.js';
 export * from './validation/names.js';
 export * from './selectors/fields.js';
+export * from './quantity.js';
