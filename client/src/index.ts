@@ -3,3 +3,8 @@ export * from './rate-limiter.js';
 export * from './rate-limiting-queue.js';
 export * from './run-workers.js';
 export * from './helpers.js';
+export * from './store.js';
+export * from './async-queue.js';
+export { formatMessage } from './format.js';
+export { labelSelectorMatcher, fieldSelectorMatcher, objectMatcher } from './selector-match.js';
+export { jsonMergePatch, strategicMergePatch } from './merge-patch.js';

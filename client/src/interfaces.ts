@@ -124,3 +124,41 @@ export interface RateLimitingQueue<K = string> {
   len(): number;
   shutDown(): void;
 }
+
+/** Options selecting which objects one informer of a factory caches. */
+export interface InformerOptions {
+  /** '' or undefined: all namespaces (or a cluster-scoped resource). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Redeliver every cached object to handlers as onUpdate(obj, obj) this often. @default the factory's (none) */
+  resyncPeriodMs?: number;
+}
+
+/**
+ * SharedInformerFactory (client-go informers.SharedInformerFactory): one informer per
+ * resource + namespace + selectors, shared by every caller in the process.
+ */
+export interface SharedInformerFactory {
+  /**
+   * The shared informer for r with opts, created on first call. Informers asked for after start()
+   * are started at once. Call from constructors (before start) so waitForCacheSync covers them.
+   */
+  informerFor<T extends KubeObject = KubeObject>(r: ResourceDescriptor<unknown>, opts?: InformerOptions): SharedInformer<T>;
+  /** Runs every informer (now and later ones) until signal aborts. Idempotent; returns at once. */
+  start(signal: AbortSignal): void;
+  /** Resolves true once every informer started so far has synced, false if signal aborts first. */
+  waitForCacheSync(signal?: AbortSignal): Promise<boolean>;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/**
+ * EventRecorder (client-go record.EventRecorder): writes core/v1 Events about an object.
+ * Non-blocking and never throws: events are best-effort evidence, written in the background.
+ */
+export interface EventRecorder {
+  /** Records an event; messageFmt may hold %s/%d/%v placeholders filled from args. */
+  event(obj: { readonly apiVersion?: string; readonly kind?: string; readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly uid?: string; readonly resourceVersion?: string } },
+    type: EventType, reason: string, messageFmt: string, ...args: unknown[]): void;
+}
