@@ -7,3 +7,4 @@ export type { FieldError, FieldErrorType } from './validation/field.js';
 export * from './validation/names.js';
 export * from './selectors/fields.js';
 export * from './quantity.js';
+export * from './defaults/index.js';

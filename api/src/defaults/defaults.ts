@@ -1,0 +1,123 @@
+/**
+ * Server-side defaulting for every served resource, as upstream's SetDefaults_* functions plus the
+ * create-time fields the registry strategies / default admission set (namespace finalizers and
+ * phase, pod service account and priority). The apiserver calls applyDefaults on every decoded
+ * create/update body before validation.
+ */
+import type { ResourceDescriptor } from '../scheme.js';
+import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
+
+/** Defaults a PodTemplateSpec in place (template metadata untouched, spec as a pod's). */
+export function defaultPodTemplate(t: unknown): void {
+  if (!isObj(t)) return;
+  if (!isObj(t.spec)) t.spec = {};
+  defaultPodSpec(t.spec);
+}
+
+function defaultService(svc: Obj): void {
+  const spec: Obj = isObj(svc.spec) ? svc.spec : (svc.spec = {});
+  spec.type ||= 'ClusterIP';
+  spec.sessionAffinity ||= 'None';
+  if (spec.sessionAffinity === 'ClientIP') {
+    spec.sessionAffinityConfig ??= {};
+    spec.sessionAffinityConfig.clientIP ??= {};
+    spec.sessionAffinityConfig.clientIP.timeoutSeconds ??= 10800;
+  }
+  for (const p of arr(spec.ports)) {
+    p.protocol ||= 'TCP';
+    // targetPort defaults to port (unset, 0 or ''), as upstream's SetDefaults_Service.
+    if (p.targetPort === undefined || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') spec.externalTrafficPolicy ||= 'Cluster';
+  if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
+  if (spec.type !== 'ExternalName') {
+    spec.internalTrafficPolicy ??= 'Cluster';
+    // The registry picks the family; this cluster is IPv4 single-stack.
+    spec.ipFamilyPolicy ??= 'SingleStack';
+    spec.ipFamilies ??= ['IPv4'];
+  }
+  if (!isObj(svc.status)) svc.status = { loadBalancer: {} };
+}
+
+function defaultDeployment(d: Obj): void {
+  const spec: Obj = isObj(d.spec) ? d.spec : (d.spec = {});
+  spec.replicas ??= 1;
+  const strategy: Obj = isObj(spec.strategy) ? spec.strategy : (spec.strategy = {});
+  strategy.type ||= 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const ru: Obj = isObj(strategy.rollingUpdate) ? strategy.rollingUpdate : (strategy.rollingUpdate = {});
+    ru.maxUnavailable ??= '25%';
+    ru.maxSurge ??= '25%';
+  }
+  spec.revisionHistoryLimit ??= 10;
+  spec.progressDeadlineSeconds ??= 600;
+  defaultPodTemplate(spec.template ??= {});
+}
+
+function defaultReplicaSet(rs: Obj): void {
+  const spec: Obj = isObj(rs.spec) ? rs.spec : (rs.spec = {});
+  spec.replicas ??= 1;
+  defaultPodTemplate(spec.template ??= {});
+}
+
+function defaultNamespace(ns: Obj): void {
+  const meta: Obj = isObj(ns.metadata) ? ns.metadata : (ns.metadata = {});
+  // Since 1.21 every namespace carries its name as a label (NamespaceDefaultLabelName).
+  if (typeof meta.name === 'string' && meta.name) {
+    meta.labels = { ...(isObj(meta.labels) ? meta.labels : {}), 'kubernetes.io/metadata.name': meta.name };
+  }
+  const spec: Obj = isObj(ns.spec) ? ns.spec : (ns.spec = {});
+  spec.finalizers ??= ['kubernetes'];
+  const status: Obj = isObj(ns.status) ? ns.status : (ns.status = {});
+  status.phase ||= 'Active';
+}
+
+function defaultNode(n: Obj): void {
+  const status = n.status;
+  if (!isObj(status)) return;
+  canonicalizeResourceList(status.capacity);
+  if (status.allocatable === undefined && isObj(status.capacity)) status.allocatable = { ...status.capacity };
+  canonicalizeResourceList(status.allocatable);
+}
+
+function defaultSecret(s: Obj): void { s.type ||= 'Opaque'; }
+
+function defaultEndpoints(e: Obj): void {
+  for (const ss of arr(e.subsets)) for (const p of arr(ss.ports)) p.protocol ||= 'TCP';
+}
+
+function defaultEndpointSlice(e: Obj): void {
+  for (const p of arr(e.ports)) { p.name ??= ''; p.protocol ??= 'TCP'; }
+}
+
+function defaultPriorityClass(p: Obj): void { p.preemptionPolicy ??= 'PreemptLowerPriority'; }
+
+const BY_RESOURCE: Record<string, (o: Obj) => void> = {
+  '/pods': (o) => { defaultPod(o); admitPodDefaults(o); },
+  '/services': defaultService,
+  '/namespaces': defaultNamespace,
+  '/nodes': defaultNode,
+  '/secrets': defaultSecret,
+  '/endpoints': defaultEndpoints,
+  'apps/deployments': defaultDeployment,
+  'apps/replicasets': defaultReplicaSet,
+  'discovery.k8s.io/endpointslices': defaultEndpointSlice,
+  'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
+};
+
+/**
+ * Returns a defaulted deep copy of obj (obj itself is not touched). Idempotent: defaults only
+ * fill absent fields. Resources without defaults (ConfigMap, Lease, ServiceAccount) come back
+ * as a plain copy.
+ */
+export function applyDefaults<T>(resource: Pick<ResourceDescriptor, 'group' | 'resource'>, obj: T): T {
+  const copy = structuredClone(obj);
+  if (!isObj(copy)) return copy;
+  BY_RESOURCE[`${resource.group}/${resource.resource}`]?.(copy);
+  return copy;
+}
