@@ -1,0 +1,384 @@
+/**
+ * Etcd3Storage: Storage on etcd v3 (apiserver storage/etcd3/store.go). resourceVersion is the key's
+ * mod_revision, a list's is the range's header revision; writes are compare-and-swap txns on
+ * mod_revision. Watches own their gRPC stream so they can resume exactly after the last revision
+ * delivered when a member dies, and defend against the watch bugs of etcd 3.4.23 (duplicate or
+ * backwards revisions are dropped, never delivered).
+ */
+import { Etcd3, type IKeyValue, type IWatchResponse, type IRangeResponse } from 'etcd3';
+import { ApiError, errors, type KubeObject } from '@mk8s/api';
+import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
+import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import { WatchQueue } from './watch-queue.js';
+import { filterWatchEvent } from './filter.js';
+import { checkPreconditions } from './preconditions.js';
+import { alreadyExists, notFound, parseResourceVersion, prefixEnd, tooOldResourceVersion } from './keys.js';
+import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
+import { encode } from './memory-storage.js';
+
+export interface Etcd3StorageOptions {
+  /** Client URLs; ignored when client is given. */
+  endpoints?: string[];
+  /** A client to use (and to close on close()). */
+  client?: Etcd3;
+  /** Deadline for each unary etcd call. @default 10000 */
+  requestTimeoutMs?: number;
+  logger?: Logger;
+  clock?: Clock;
+  /** Watch reconnect backoff: starts at min, doubles up to max. @default [100, 2000] */
+  watchBackoffMs?: [min: number, max: number];
+}
+
+/** Counters for tests and metrics: how many etcd watch streams this storage opened. */
+export interface Etcd3StorageStats { watchesStarted: number; activeWatches: number; watchReconnects: number }
+
+const MAX_PAGE = 10_000;
+
+export class Etcd3Storage implements Storage {
+  readonly client: Etcd3;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly backoff: [number, number];
+  private readonly stat: Etcd3StorageStats = { watchesStarted: 0, activeWatches: 0, watchReconnects: 0 };
+  private readonly closers = new Set<() => void>();
+
+  constructor(opts: Etcd3StorageOptions) {
+    const timeout = opts.requestTimeoutMs ?? 10_000;
+    this.client = opts.client ?? new Etcd3({
+      hosts: opts.endpoints ?? ['http://127.0.0.1:2379'],
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+    });
+    this.log = opts.logger ?? silentLogger();
+    this.clock = opts.clock ?? realClock;
+    this.backoff = opts.watchBackoffMs ?? [100, 2_000];
+  }
+
+  get stats(): Readonly<Etcd3StorageStats> { return { ...this.stat }; }
+
+  async create(key: string, obj: KubeObject): Promise<KubeObject> {
+    const k = Buffer.from(key);
+    const value = encode(obj);
+    const res = await call(() => this.client.kv.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
+      success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+      failure: [],
+    }));
+    if (!res.succeeded) throw alreadyExists(key);
+    return parse(value, res.header.revision);
+  }
+
+  async get(key: string): Promise<KubeObject> {
+    const kv = await this.getKv(key);
+    if (!kv) throw notFound(key);
+    return decode(kv);
+  }
+
+  async list(prefix: string, opts: StorageListOptions = {}): Promise<StorageList> {
+    const end = prefixEnd(Buffer.from(prefix));
+    let start = prefix;
+    let revision: number | undefined;
+    if (opts.continue) {
+      const t = decodeContinue(opts.continue, prefix);
+      start = t.startKey;
+      revision = t.resourceVersion;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const items: KubeObject[] = [];
+    let batch = limit;
+    let next: string | undefined;
+    let remaining: number | undefined;
+    for (;;) {
+      let res: IRangeResponse;
+      try {
+        res = await call(() => this.client.kv.range({ key: Buffer.from(start), range_end: end, limit: batch, revision: revision ?? 0 }));
+      } catch (err) {
+        if (revision !== undefined && opts.continue && isCompacted(err)) throw continueExpired();
+        throw err;
+      }
+      revision ??= Number(res.header.revision);
+      const kvs = res.kvs;
+      let i = 0;
+      for (; i < kvs.length && (limit === 0 || items.length < limit); i++) {
+        const obj = decode(kvs[i]!);
+        if (!opts.predicate || opts.predicate(obj)) items.push(obj);
+      }
+      const last = kvs[i - 1];
+      const moreHere = i < kvs.length;
+      if (limit > 0 && items.length >= limit) {
+        if ((moreHere || res.more) && last) {
+          next = last.key.toString() + '\x00';
+          if (!opts.predicate) remaining = Number(res.count) - i;
+        }
+        break;
+      }
+      if (!res.more || !last) break;
+      start = last.key.toString() + '\x00';
+      batch = Math.min(batch * 2, MAX_PAGE);                          // selective predicates: fetch wider, as upstream
+    }
+    const out: StorageList = { items, resourceVersion: String(revision) };
+    if (next !== undefined) {
+      out.continue = encodeContinue(next, prefix, revision);
+      if (remaining !== undefined) out.remainingItemCount = remaining;
+    }
+    return out;
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
+    opts: { preconditions?: Preconditions; ignoreNotFound?: boolean } = {}): Promise<KubeObject> {
+    const k = Buffer.from(key);
+    let cur = await this.getKv(key);
+    for (;;) {
+      if (!cur && !opts.ignoreNotFound) throw notFound(key);
+      const curObj = cur ? decode(cur) : undefined;
+      if (curObj) checkPreconditions(key, opts.preconditions, curObj);
+      const next = await tryUpdate(curObj);
+      const value = encode(next);
+      if (cur && value === cur.value.toString()) return decode(cur);      // unchanged: no write, as upstream
+      const res = await call(() => this.client.kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: cur?.mod_revision ?? 0 }],
+        success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+        failure: [{ request_range: { key: k } }],
+      }));
+      if (res.succeeded) return parse(value, res.header.revision);
+      cur = res.responses[0]?.response_range?.kvs[0];                     // lost the race: retry on the fresh state
+    }
+  }
+
+  async delete(key: string, opts: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> } = {}): Promise<KubeObject> {
+    const k = Buffer.from(key);
+    let cur = await this.getKv(key);
+    for (;;) {
+      if (!cur) throw notFound(key);
+      const curObj = decode(cur);
+      checkPreconditions(key, opts.preconditions, curObj);
+      if (opts.validateDeletion) await opts.validateDeletion(decode(cur));
+      const res = await call(() => this.client.kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: cur!.mod_revision }],
+        success: [{ request_delete_range: { key: k, prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      }));
+      if (res.succeeded) {
+        const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
+        return prev ? decode(prev) : curObj;
+      }
+      cur = res.responses[0]?.response_range?.kvs[0];
+    }
+  }
+
+  watch(prefix: string, opts: StorageWatchOptions): AsyncIterable<StorageEvent> {
+    const w = new EtcdWatch(this, prefix, opts);
+    return w.queue;
+  }
+
+  async currentResourceVersion(): Promise<string> {
+    const res = await call(() => this.client.kv.range({ key: Buffer.from('\x00'), count_only: true }));
+    return String(res.header.revision);
+  }
+
+  /** Compacts etcd history before revision (upstream's compactor does this every 5 minutes). */
+  async compact(revision: string | number): Promise<void> {
+    try {
+      await call(() => this.client.kv.compact({ revision: Number(revision), physical: true }));
+    } catch (err) {
+      if (!isCompacted(err)) throw err;                                  // already compacted further: fine
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const c of [...this.closers]) c();
+    this.client.close();
+  }
+
+  private async getKv(key: string): Promise<IKeyValue | undefined> {
+    const res = await call(() => this.client.kv.range({ key: Buffer.from(key) }));
+    return res.kvs[0];
+  }
+
+  /** @internal used by EtcdWatch */
+  watchInternals() {
+    return { client: this.client, log: this.log, clock: this.clock, backoff: this.backoff, stat: this.stat, closers: this.closers };
+  }
+}
+
+/**
+ * One Storage.watch: one etcd watch stream (its own gRPC call), reopened after a failure from the
+ * revision after the last one delivered. Ends with Expired when that revision was compacted.
+ */
+class EtcdWatch {
+  readonly queue: WatchQueue;
+  private closed = false;
+  private stream: { cancel(): void; end(): void } | undefined;
+  private lastEventRev = 0;          // newest event revision delivered
+  private lastProgressRev = 0;       // newest revision etcd vouched for with a progress notification
+  private readonly key: Buffer;
+  private readonly end: Buffer;
+  private readonly i: ReturnType<Etcd3Storage['watchInternals']>;
+
+  constructor(private readonly storage: Etcd3Storage, private readonly prefix: string, private readonly opts: StorageWatchOptions) {
+    this.i = storage.watchInternals();
+    this.key = Buffer.from(prefix);
+    this.end = prefixEnd(this.key);
+    const closer = () => this.queue.end();
+    this.queue = new WatchQueue({
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      onClose: () => { this.closed = true; this.i.closers.delete(closer); this.stream?.cancel(); },
+    });
+    if (this.queue.done) return;
+    this.i.closers.add(closer);
+    this.run().catch((err: unknown) => this.queue.fail(err));
+  }
+
+  private async run(): Promise<void> {
+    const rv = this.opts.resourceVersion;
+    if (rv === undefined || rv === '0') {
+      const res = await call(() => this.i.client.kv.range({ key: this.key, range_end: this.end }));
+      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decode(kv), resourceVersion: kv.mod_revision });
+      this.lastEventRev = Number(res.header.revision);
+    } else {
+      this.lastEventRev = parseResourceVersion(rv);
+    }
+    this.i.stat.watchesStarted++;
+    this.i.stat.activeWatches++;
+    try {
+      let delay = this.i.backoff[0];
+      while (!this.closed) {
+        const connected = await this.streamOnce();
+        if (this.closed) break;
+        if (connected) delay = this.i.backoff[0];
+        this.i.stat.watchReconnects++;
+        this.i.log.warn({ prefix: this.prefix, fromRevision: this.nextRev(), delayMs: delay }, 'Lost etcd watch stream, reconnecting');
+        await this.i.clock.sleep(delay, this.opts.signal).catch(() => undefined);
+        delay = Math.min(delay * 2, this.i.backoff[1]);
+      }
+    } finally {
+      this.i.stat.activeWatches--;
+    }
+  }
+
+  private nextRev(): number { return Math.max(this.lastEventRev, this.lastProgressRev) + 1; }
+
+  /** Runs one gRPC watch stream until it breaks; resolves whether it got as far as being created. Throws Expired. */
+  private async streamOnce(): Promise<boolean> {
+    let stream;
+    try {
+      stream = await this.i.client.watchClient.watch();
+    } catch (err) {
+      this.i.log.debug({ err }, 'Could not open etcd watch stream');
+      return false;
+    }
+    if (this.closed) { stream.cancel(); return false; }
+    this.stream = stream;
+    const startRev = this.nextRev();
+    let created = false;
+    return new Promise<boolean>((resolve, reject) => {
+      let settled = false;
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        stream.on('error', () => undefined);                              // late errors after cancel
+        stream.cancel();
+        if (err) reject(err); else resolve(created);
+      };
+      stream.on('data', (res: IWatchResponse) => {
+        if (settled) return;
+        try {
+          if (res.compact_revision && res.compact_revision !== '0') {
+            finish(tooOldResourceVersion(startRev - 1, res.compact_revision));
+            return;
+          }
+          if (res.created) { created = true; if (!res.canceled) return; }
+          if (res.canceled) {
+            this.i.log.warn({ prefix: this.prefix, reason: res.cancel_reason }, 'Etcd canceled watch');
+            finish();
+            return;
+          }
+          this.handle(res);
+        } catch (err) {
+          finish(err);
+        }
+      });
+      stream.on('error', (err: Error) => { this.i.log.debug({ err }, 'Etcd watch stream failed'); finish(); });
+      stream.on('end', () => finish());
+      stream.write({ create_request: { key: this.key, range_end: this.end, start_revision: startRev, prev_kv: true, progress_notify: true } });
+    });
+  }
+
+  private handle(res: IWatchResponse): void {
+    if (res.events.length === 0) {
+      // Progress notification: every event up to header.revision has been sent.
+      const rev = Number(res.header.revision);
+      if (rev > this.lastProgressRev && rev >= this.lastEventRev) {
+        this.lastProgressRev = rev;
+        this.queue.progress(String(rev));
+      }
+      return;
+    }
+    const floor = this.lastEventRev;                                     // events of one revision share a response
+    for (const e of res.events) {
+      const rev = Number(e.kv.mod_revision);
+      if (rev <= floor) {
+        this.i.log.warn({ prefix: this.prefix, revision: rev, lastRevision: floor }, 'Dropped duplicate or backwards etcd watch event');
+        continue;
+      }
+      if (rev <= this.lastProgressRev) {
+        // etcd vouched for this revision already; delivering it now would break bookmarks. Reset.
+        throw errors.expired(`too old resource version: ${rev} (${this.lastProgressRev})`);
+      }
+      this.lastEventRev = rev;
+      const resourceVersion = e.kv.mod_revision;
+      if (e.type === 'Delete') {
+        const object = e.prev_kv ? decode(e.prev_kv, resourceVersion) : stub(e.kv.key.toString(), resourceVersion);
+        const ev: StorageEvent = { type: 'DELETED', object, resourceVersion };
+        if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
+        this.emit(ev);
+      } else if (e.kv.create_revision === e.kv.mod_revision) {
+        this.emit({ type: 'ADDED', object: decode(e.kv), resourceVersion });
+      } else {
+        const ev: StorageEvent = { type: 'MODIFIED', object: decode(e.kv), resourceVersion };
+        if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
+        this.emit(ev);
+      }
+    }
+  }
+
+  private emit(ev: StorageEvent): void {
+    const out = filterWatchEvent(ev, this.opts.predicate);
+    if (out) this.queue.push(out);
+  }
+}
+
+function decode(kv: IKeyValue, rev: string = kv.mod_revision): KubeObject {
+  return parse(kv.value.toString(), rev);
+}
+
+function parse(value: string, rev: string): KubeObject {
+  const obj = JSON.parse(value) as KubeObject;
+  obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
+  return obj;
+}
+
+/** A DELETED whose previous value etcd no longer has (compacted): name and namespace from the key. */
+function stub(key: string, rev: string): KubeObject {
+  const segs = key.split('/').filter(Boolean);
+  const name = segs[segs.length - 1] ?? key;
+  const meta: KubeObject['metadata'] = { name, resourceVersion: rev };
+  if (segs.length >= 4) meta.namespace = segs[segs.length - 2]!;
+  return { metadata: meta };
+}
+
+const isCompacted = (err: unknown) => err instanceof Error && err.message.includes('required revision has been compacted');
+
+/** Maps etcd client errors onto API errors (upstream storage/etcd3 interpretListError & co). */
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ApiError || !(err instanceof Error)) throw err;
+    const msg = err.message;
+    if (msg.includes('required revision has been compacted')) throw errors.expired(msg);
+    if (msg.includes('request is too large')) throw new ApiError('RequestEntityTooLarge', `etcdserver: request is too large`);
+    if (/deadline exceeded|request timed out/i.test(msg)) throw new ApiError('Timeout', `etcd request timed out: ${msg}`, { details: { retryAfterSeconds: 1 } });
+    throw err;
+  }
+}
