@@ -8,3 +8,7 @@ export * from './async-queue.js';
 export { formatMessage } from './format.js';
 export { labelSelectorMatcher, fieldSelectorMatcher, objectMatcher } from './selector-match.js';
 export { jsonMergePatch, strategicMergePatch } from './merge-patch.js';
+export * from './kubeconfig.js';
+export * from './rest-clientset.js';
+export * from './token-bucket.js';
+export * from './watch-decoder.js';

@@ -1,0 +1,258 @@
+/**
+ * RestClientset: the Clientset over HTTP(S) with undici (client-go rest + kubernetes typed
+ * clients). Paths come from the scheme; errors become ApiError from the server's Status.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { ApiError, collectionPath, type ApiStatus, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
+import type { Clock, Logger } from '@mk8s/component-base';
+import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, WriteOptions } from './interfaces.js';
+import { loadKubeConfig, restConfigFromKubeConfig, type KubeConfig, type RestConfig } from './kubeconfig.js';
+import { TokenBucket } from './token-bucket.js';
+import { decodeWatchEvents } from './watch-decoder.js';
+
+export const CLIENT_VERSION = 'v0.1.0';
+
+export const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** Options for {@link createClientset}. */
+export interface ClientsetOptions {
+  /** A kubeconfig path, or a loaded kubeconfig. Ignored when server is set. @default $KUBECONFIG or ~/.kube/config */
+  kubeconfig?: string | KubeConfig;
+  /** Context to use. @default current-context */
+  context?: string;
+  /** Talk to this URL instead of a kubeconfig's (plain http, or https with tls options). */
+  server?: string;
+  /** A fully resolved connection config (wins over kubeconfig and server). */
+  restConfig?: RestConfig;
+  /** The component name: user agent `<name>/v0.1.0 mk8s` and default field manager. @default 'mk8s' */
+  userAgent?: string;
+  /** Client-side rate limit. @default 50 (<= 0 disables) */
+  qps?: number;
+  /** @default 100 */
+  burst?: number;
+  /** Replaces the connection pool (tests pass an undici MockAgent). */
+  dispatcher?: Dispatcher;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Options of a raw request. */
+export interface RawRequest {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute path, e.g. /api/v1/namespaces/default/pods/web/log or /healthz. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** For long streams (watch, follow logs): no body timeout. */
+  stream?: boolean;
+}
+
+export interface RawResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** An async-iterable byte stream; consume or dump it. */
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** createClientset builds a RestClientset from a kubeconfig, a server URL or a RestConfig. */
+export function createClientset(o: ClientsetOptions = {}): RestClientset {
+  let rc: RestConfig;
+  if (o.restConfig) rc = o.restConfig;
+  else if (o.server) rc = { server: o.server.replace(/\/+$/, ''), namespace: 'default' };
+  else {
+    const kc = typeof o.kubeconfig === 'object' ? o.kubeconfig : loadKubeConfig(o.kubeconfig);
+    rc = restConfigFromKubeConfig(kc, o.context ? { context: o.context } : {});
+  }
+  return new RestClientset({ ...o, restConfig: rc });
+}
+
+/** The HTTP Clientset. Safe to share process-wide; holds one connection pool. */
+export class RestClientset implements Clientset {
+  readonly config: RestConfig;
+  /** The context's namespace (for CLIs). */
+  readonly namespace: string;
+  readonly userAgent: string;
+  /** Default field manager: the component name. */
+  readonly fieldManager: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly bucket: TokenBucket;
+  private readonly logger: Logger | undefined;
+
+  constructor(o: ClientsetOptions & { restConfig: RestConfig }) {
+    this.config = o.restConfig;
+    this.namespace = o.restConfig.namespace;
+    const name = o.userAgent ?? 'mk8s';
+    this.userAgent = name.includes('/') ? name : `${name}/${CLIENT_VERSION} mk8s`;
+    this.fieldManager = name.split('/')[0]!;
+    this.logger = o.logger;
+    this.bucket = new TokenBucket({ qps: o.qps ?? 50, burst: o.burst ?? 100, ...(o.clock ? { clock: o.clock } : {}) });
+    if (o.dispatcher) { this.dispatcher = o.dispatcher; this.ownsDispatcher = false; } else {
+      const c = this.config;
+      this.dispatcher = new Agent({
+        connect: {
+          ...(c.ca ? { ca: c.ca } : {}),
+          ...(c.cert ? { cert: c.cert } : {}),
+          ...(c.key ? { key: c.key } : {}),
+          ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
+          rejectUnauthorized: !c.insecureSkipTlsVerify,
+        },
+        // Keep-alive connections are reused across the many small requests controllers make.
+        keepAliveTimeout: 30_000,
+      });
+      this.ownsDispatcher = true;
+    }
+  }
+
+  resource<T extends KubeObject = KubeObject>(r: ResourceDescriptor<unknown>, namespace?: string): ResourceClient<T> {
+    return new RestResourceClient<T>(this, r as ResourceDescriptor, r.namespaced ? namespace ?? '' : '');
+  }
+
+  /**
+   * Sends one request (rate-limited, authenticated). Resolves on any 2xx with the streaming body;
+   * rejects with ApiError (from the Status body) otherwise.
+   */
+  async requestRaw(req: RawRequest): Promise<RawResponse> {
+    await this.bucket.acquire(req.signal);
+    const url = new URL(this.config.server + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...req.headers };
+    if (this.config.token) headers['authorization'] = `Bearer ${this.config.token}`;
+    else if (this.config.username) headers['authorization'] = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ''}`).toString('base64')}`;
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+      headers['content-type'] = req.contentType ?? 'application/json';
+    }
+    const res = await request(url, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      dispatcher: this.dispatcher,
+      ...(req.stream ? { bodyTimeout: 0 } : {}),
+    });
+    if (res.statusCode >= 200 && res.statusCode < 300) return { statusCode: res.statusCode, headers: res.headers, body: res.body };
+    const text = await res.body.text().catch(() => '');
+    let status: Partial<ApiStatus> | undefined;
+    try { const parsed = JSON.parse(text) as Partial<ApiStatus>; if (parsed && parsed.kind === 'Status') status = parsed; } catch { /* not JSON */ }
+    this.logger?.debug({ method: req.method ?? 'GET', path: req.path, code: res.statusCode }, 'Request failed');
+    throw ApiError.fromStatus(status, res.statusCode, text.slice(0, 500) || undefined);
+  }
+
+  /** A JSON request: the parsed body, or the text when the response is not JSON. */
+  async requestJson<R = unknown>(req: RawRequest): Promise<R> {
+    const res = await this.requestRaw(req);
+    const text = await res.body.text();
+    const ct = String(res.headers['content-type'] ?? '');
+    if (ct.includes('json') || (!ct && /^[[{]/.test(text))) return (text ? JSON.parse(text) : undefined) as R;
+    return text as R;
+  }
+
+  /** GET a path and return its text (e.g. /healthz, /version, pod logs). */
+  async getRaw(path: string, o: { query?: Record<string, string | number | boolean | undefined>; signal?: AbortSignal } = {}): Promise<string> {
+    const res = await this.requestRaw({ path, ...o });
+    return res.body.text();
+  }
+
+  /** Releases the connection pool (when the clientset made it). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
+  constructor(private readonly c: RestClientset, private readonly r: ResourceDescriptor, private readonly ns: string) {}
+
+  private path(namespace: string, name?: string, subresource?: string): string {
+    let p = collectionPath(this.r, namespace);
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+  private nsFor(obj?: { metadata?: { namespace?: string } }): string {
+    return this.r.namespaced ? this.ns || obj?.metadata?.namespace || '' : '';
+  }
+  private writeQuery(o: WriteOptions = {}): Record<string, string | undefined> {
+    return { fieldManager: o.fieldManager ?? this.c.fieldManager, dryRun: o.dryRun ? 'All' : undefined };
+  }
+  private sig(o?: { signal?: AbortSignal }): { signal?: AbortSignal } { return o?.signal ? { signal: o.signal } : {}; }
+
+  get(name: string, opts?: { signal?: AbortSignal }): Promise<T> {
+    return this.c.requestJson<T>({ path: this.path(this.ns, name), ...this.sig(opts) });
+  }
+
+  list(opts: ListOptions & { signal?: AbortSignal } = {}): Promise<KubeList<T>> {
+    const { signal: _s, ...q } = opts;
+    return this.c.requestJson<KubeList<T>>({ path: this.path(this.ns), query: { ...q }, ...this.sig(opts) });
+  }
+
+  create(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.c.requestJson<T>({ method: 'POST', path: this.path(this.nsFor(obj)), query: this.writeQuery(opts), body: obj, ...this.sig(opts) });
+  }
+
+  update(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.c.requestJson<T>({ method: 'PUT', path: this.path(this.nsFor(obj), obj.metadata.name), query: this.writeQuery(opts), body: obj, ...this.sig(opts) });
+  }
+
+  updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.c.requestJson<T>({ method: 'PUT', path: this.path(this.nsFor(obj), obj.metadata.name, 'status'), query: this.writeQuery(opts), body: obj, ...this.sig(opts) });
+  }
+
+  patch(name: string, type: PatchType, patch: unknown, opts: WriteOptions & { subresource?: string; force?: boolean } = {}): Promise<T> {
+    const query: Record<string, string | undefined> = this.writeQuery(opts);
+    if (type === 'apply' && opts.force) query['force'] = 'true';
+    // Apply bodies are YAML on the wire; JSON is valid YAML.
+    return this.c.requestJson<T>({ method: 'PATCH', path: this.path(this.ns, name, opts.subresource), query, body: patch, contentType: PATCH_CONTENT_TYPES[type], ...this.sig(opts) });
+  }
+
+  async delete(name: string, opts: WriteOptions & DeleteOptions = {}): Promise<void> {
+    const { signal, fieldManager: _f, dryRun, ...rest } = opts;
+    const body: DeleteOptions = { kind: 'DeleteOptions', apiVersion: 'v1', ...rest, ...(dryRun ? { dryRun: ['All'] } : {}) } as DeleteOptions;
+    const res = await this.c.requestRaw({ method: 'DELETE', path: this.path(this.ns, name), body, ...(signal ? { signal } : {}) });
+    await res.body.dump();
+  }
+
+  watch(opts: WatchOptions & { signal?: AbortSignal } = {}): AsyncIterable<WatchEvent<T>> {
+    const { signal, ...q } = opts;
+    const c = this.c;
+    const path = this.path(this.ns);
+    return {
+      async *[Symbol.asyncIterator]() {
+        let res: RawResponse;
+        try {
+          res = await c.requestRaw({ path, query: { ...q, watch: 'true' }, stream: true, ...(signal ? { signal } : {}) });
+        } catch (err) {
+          if (signal?.aborted) return;
+          throw err;
+        }
+        try {
+          yield* decodeWatchEvents<T>(res.body);
+        } catch (err) {
+          // Abort and a dropped connection both just end the stream: the informer re-watches.
+          if (err instanceof ApiError) throw err;
+          if (signal?.aborted) return;
+          return;
+        } finally {
+          if (!res.body.destroyed) res.body.destroy();
+        }
+      },
+    };
+  }
+
+  createSubresource(name: string, subresource: string, body: unknown, opts?: WriteOptions): Promise<unknown> {
+    return this.c.requestJson({ method: 'POST', path: this.path(this.ns, name, subresource), query: this.writeQuery(opts), body, ...this.sig(opts) });
+  }
+
+  getSubresource(name: string, subresource: string, opts: { signal?: AbortSignal; query?: Record<string, string> } = {}): Promise<unknown> {
+    return this.c.requestJson({ path: this.path(this.ns, name, subresource), ...(opts.query ? { query: opts.query } : {}), ...this.sig(opts) });
+  }
+}
