@@ -1,0 +1,28 @@
+// Original file: cri.proto
+
+import type { UInt64Value as _runtime_v1_UInt64Value, UInt64Value__Output as _runtime_v1_UInt64Value__Output } from '../../runtime/v1/UInt64Value.js';
+import type { Long } from '@grpc/proto-loader';
+
+export interface CpuUsage {
+  'timestamp'?: (number | string | Long);
+  /**
+   * Cumulative CPU time in nanoseconds.
+   */
+  'usageCoreNanoSeconds'?: (_runtime_v1_UInt64Value | null);
+  /**
+   * Average over the sampling interval, when known.
+   */
+  'usageNanoCores'?: (_runtime_v1_UInt64Value | null);
+}
+
+export interface CpuUsage__Output {
+  'timestamp': (number);
+  /**
+   * Cumulative CPU time in nanoseconds.
+   */
+  'usageCoreNanoSeconds': (_runtime_v1_UInt64Value__Output | null);
+  /**
+   * Average over the sampling interval, when known.
+   */
+  'usageNanoCores': (_runtime_v1_UInt64Value__Output | null);
+}

@@ -1,0 +1,10 @@
+// Original file: cri.proto
+
+
+export interface CreateContainerResponse {
+  'containerId'?: (string);
+}
+
+export interface CreateContainerResponse__Output {
+  'containerId': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface ImageFsInfoRequest {
+}
+
+export interface ImageFsInfoRequest__Output {
+}

@@ -1,0 +1,10 @@
+// Original file: cri.proto
+
+
+export interface PodIP {
+  'ip'?: (string);
+}
+
+export interface PodIP__Output {
+  'ip': (string);
+}

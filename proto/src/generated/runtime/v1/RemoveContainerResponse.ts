@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface RemoveContainerResponse {
+}
+
+export interface RemoveContainerResponse__Output {
+}

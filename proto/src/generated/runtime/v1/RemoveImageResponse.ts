@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface RemoveImageResponse {
+}
+
+export interface RemoveImageResponse__Output {
+}

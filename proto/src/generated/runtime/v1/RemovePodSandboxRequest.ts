@@ -1,0 +1,10 @@
+// Original file: cri.proto
+
+
+export interface RemovePodSandboxRequest {
+  'podSandboxId'?: (string);
+}
+
+export interface RemovePodSandboxRequest__Output {
+  'podSandboxId': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface RemovePodSandboxResponse {
+}
+
+export interface RemovePodSandboxResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface ReopenContainerLogResponse {
+}
+
+export interface ReopenContainerLogResponse__Output {
+}

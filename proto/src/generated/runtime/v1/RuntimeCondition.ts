@@ -1,0 +1,22 @@
+// Original file: cri.proto
+
+
+export interface RuntimeCondition {
+  /**
+   * "RuntimeReady" or "NetworkReady".
+   */
+  'type'?: (string);
+  'status'?: (boolean);
+  'reason'?: (string);
+  'message'?: (string);
+}
+
+export interface RuntimeCondition__Output {
+  /**
+   * "RuntimeReady" or "NetworkReady".
+   */
+  'type': (string);
+  'status': (boolean);
+  'reason': (string);
+  'message': (string);
+}

@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface StartContainerResponse {
+}
+
+export interface StartContainerResponse__Output {
+}

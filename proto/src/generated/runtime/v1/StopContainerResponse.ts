@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface StopContainerResponse {
+}
+
+export interface StopContainerResponse__Output {
+}

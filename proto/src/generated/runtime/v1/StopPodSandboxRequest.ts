@@ -1,0 +1,10 @@
+// Original file: cri.proto
+
+
+export interface StopPodSandboxRequest {
+  'podSandboxId'?: (string);
+}
+
+export interface StopPodSandboxRequest__Output {
+  'podSandboxId': (string);
+}

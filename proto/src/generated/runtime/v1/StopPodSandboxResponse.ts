@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface StopPodSandboxResponse {
+}
+
+export interface StopPodSandboxResponse__Output {
+}

@@ -1,0 +1,8 @@
+// Original file: cri.proto
+
+
+export interface UpdateRuntimeConfigResponse {
+}
+
+export interface UpdateRuntimeConfigResponse__Output {
+}
