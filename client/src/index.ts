@@ -12,3 +12,4 @@ export * from './kubeconfig.js';
 export * from './rest-clientset.js';
 export * from './token-bucket.js';
 export * from './watch-decoder.js';
+export * from './shared-informer.js';
