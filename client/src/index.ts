@@ -13,3 +13,4 @@ export * from './rest-clientset.js';
 export * from './token-bucket.js';
 export * from './watch-decoder.js';
 export * from './shared-informer.js';
+export * from './leader-election.js';

@@ -17,7 +17,7 @@ const setMeta = (o: KubeObject, meta: MutMeta): void => { (o as { metadata: unkn
 
 interface Stored { r: ResourceDescriptor; obj: KubeObject }
 interface HistoryEntry { rk: string; rv: number; type: 'ADDED' | 'MODIFIED' | 'DELETED'; obj: KubeObject; prev?: KubeObject }
-interface Watcher { rk: string; namespace: string; match: (o: unknown) => boolean; q: AsyncQueue<WatchEvent> }
+interface Watcher { rk: string; namespace: string; match: (o: unknown) => boolean; q: AsyncQueue<WatchEvent>; detach?: () => void }
 
 const clone = <T>(o: T): T => structuredClone(o);
 const GENERATE_SUFFIX = 'bcdfghjklmnpqrstvwxz2456789';
@@ -200,17 +200,18 @@ export class ObjectTracker {
     }
     this.watchers.add(w);
     const stop = () => { this.watchers.delete(w); q.end(); };
-    q.onReturn = () => this.watchers.delete(w);
+    w.detach = () => o.signal?.removeEventListener('abort', stop);
+    q.onReturn = () => { this.watchers.delete(w); w.detach?.(); };
     if (o.signal?.aborted) stop();
     else o.signal?.addEventListener('abort', stop, { once: true });
     return q;
   }
 
   /** Ends every open watch (as an apiserver restart or timeout would). */
-  closeWatches(): void { for (const w of this.watchers) w.q.end(); this.watchers.clear(); }
+  closeWatches(): void { for (const w of this.watchers) { w.q.end(); w.detach?.(); } this.watchers.clear(); }
 
   /** Ends every open watch with an error event (e.g. errors.expired(...)). */
-  failWatches(err: unknown): void { for (const w of this.watchers) w.q.fail(err); this.watchers.clear(); }
+  failWatches(err: unknown): void { for (const w of this.watchers) { w.q.fail(err); w.detach?.(); } this.watchers.clear(); }
 
   /** Forgets history up to the current revision: watches from older resourceVersions get 410. */
   compact(): void { this.history = []; this.compactedRv = this.rv; }
