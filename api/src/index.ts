@@ -8,3 +8,4 @@ export * from './validation/names.js';
 export * from './selectors/fields.js';
 export * from './quantity.js';
 export * from './defaults/index.js';
+export * from './validation/index.js';

@@ -70,7 +70,8 @@ function defaultEnv(env: unknown): void {
 
 /** SetDefaults_Container (+ its ports, probes, lifecycle, env). */
 export function defaultContainer(c: Obj, hostNetwork: boolean): void {
-  if (!c.imagePullPolicy && typeof c.image === 'string') c.imagePullPolicy = defaultImagePullPolicy(c.image);
+  // An unparsable or missing image defaults to IfNotPresent; validation reports the image.
+  if (!c.imagePullPolicy) c.imagePullPolicy = typeof c.image === 'string' && c.image ? defaultImagePullPolicy(c.image) : 'IfNotPresent';
   c.terminationMessagePath ||= '/dev/termination-log';
   c.terminationMessagePolicy ||= 'File';
   for (const p of arr(c.ports)) {
