@@ -109,7 +109,10 @@ export function newRSNewReplicas(d: D, allRSs: readonly (RS | undefined)[], newR
   const replicas = specReplicas(d);
   if (!isRollingUpdate(d)) return replicas;
   const surge = maxSurge(d);
-  const current = replicaCount(allRSs);
+  // Upstream counts spec.replicas only. We also count pods a ReplicaSet still reports
+  // (status.replicas): an old ReplicaSet's pods outlive its scale-down until its controller has
+  // deleted them, and counting them keeps the total under replicas + maxSurge at every moment.
+  const current = allRSs.reduce((n, rs) => n + Math.max(rsReplicas(rs), rs?.status?.replicas ?? 0), 0);
   const maxTotal = replicas + surge;
   if (current >= maxTotal) return rsReplicas(newRS);
   const scaleUp = Math.min(maxTotal - current, replicas - rsReplicas(newRS));
