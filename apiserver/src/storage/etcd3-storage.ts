@@ -233,7 +233,7 @@ class EtcdWatch {
     const rv = this.opts.resourceVersion;
     if (rv === undefined || rv === '0') {
       const res = await call(() => this.i.client.kv.range({ key: this.key, range_end: this.end }));
-      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decode(kv), resourceVersion: kv.mod_revision });
+      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decode(kv), resourceVersion: kv.mod_revision, key: kv.key.toString() });
       this.lastEventRev = Number(res.header.revision);
     } else {
       this.lastEventRev = parseResourceVersion(rv);
@@ -327,15 +327,16 @@ class EtcdWatch {
       }
       this.lastEventRev = rev;
       const resourceVersion = e.kv.mod_revision;
+      const key = e.kv.key.toString();
       if (e.type === 'Delete') {
-        const object = e.prev_kv ? decode(e.prev_kv, resourceVersion) : stub(e.kv.key.toString(), resourceVersion);
-        const ev: StorageEvent = { type: 'DELETED', object, resourceVersion };
+        const object = e.prev_kv ? decode(e.prev_kv, resourceVersion) : stub(key, resourceVersion);
+        const ev: StorageEvent = { type: 'DELETED', object, resourceVersion, key };
         if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
         this.emit(ev);
       } else if (e.kv.create_revision === e.kv.mod_revision) {
-        this.emit({ type: 'ADDED', object: decode(e.kv), resourceVersion });
+        this.emit({ type: 'ADDED', object: decode(e.kv), resourceVersion, key });
       } else {
-        const ev: StorageEvent = { type: 'MODIFIED', object: decode(e.kv), resourceVersion };
+        const ev: StorageEvent = { type: 'MODIFIED', object: decode(e.kv), resourceVersion, key };
         if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
         this.emit(ev);
       }

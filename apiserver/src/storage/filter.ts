@@ -19,13 +19,13 @@ export function filterWatchEvent(ev: StorageEvent, predicate: ((obj: KubeObject)
       const cur = predicate(ev.object);
       const prev = ev.prevObject ? predicate(ev.prevObject) : cur;
       if (cur && prev) return ev;
-      if (cur) return { type: 'ADDED', object: ev.object, resourceVersion: ev.resourceVersion };
+      if (cur) return withKey({ type: 'ADDED', object: ev.object, resourceVersion: ev.resourceVersion }, ev);
       if (prev && ev.prevObject) {
         // Memoized: many watchers with the same selector share one converted event.
         let del = stoppedMatching.get(ev);
         if (!del) {
           const object = { ...ev.prevObject, metadata: { ...ev.prevObject.metadata, resourceVersion: ev.resourceVersion } };
-          del = { type: 'DELETED', object, resourceVersion: ev.resourceVersion };
+          del = withKey({ type: 'DELETED', object, resourceVersion: ev.resourceVersion, prevObject: ev.prevObject }, ev);
           stoppedMatching.set(ev, del);
         }
         return del;
@@ -33,4 +33,9 @@ export function filterWatchEvent(ev: StorageEvent, predicate: ((obj: KubeObject)
       return undefined;
     }
   }
+}
+
+function withKey(out: StorageEvent, from: StorageEvent): StorageEvent {
+  if (from.key !== undefined) out.key = from.key;
+  return out;
 }

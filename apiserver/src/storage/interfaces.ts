@@ -34,6 +34,8 @@ export interface StorageEvent {
   /** For MODIFIED/DELETED when known: the previous state (lets selector watches turn MODIFIED into ADDED/DELETED). */
   prevObject?: KubeObject;
   resourceVersion: string;
+  /** Added for the watch cache: the object's storage key, when the store knows it (MemoryStorage and Etcd3Storage set it). */
+  key?: string;
 }
 
 export interface StorageWatchOptions {

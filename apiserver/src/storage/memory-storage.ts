@@ -106,7 +106,7 @@ export class MemoryStorage implements Storage {
     try {
       if (opts.resourceVersion === undefined || opts.resourceVersion === '0') {
         for (const k of [...this.data.keys()].filter((k) => k.startsWith(prefix)).sort()) {
-          deliver(w, { type: 'ADDED', object: decode(this.data.get(k)!), resourceVersion: String(this.data.get(k)!.modRev) });
+          deliver(w, { type: 'ADDED', object: decode(this.data.get(k)!), resourceVersion: String(this.data.get(k)!.modRev), key: k });
         }
       } else {
         const rv = parseResourceVersion(opts.resourceVersion);
@@ -194,9 +194,10 @@ function deliver(w: MemWatcher, ev: StorageEvent): void {
 
 function toEvent(c: Change): StorageEvent {
   const resourceVersion = String(c.rev);
-  if (!c.next) return { type: 'DELETED', object: decode(c.prev!, c.rev), prevObject: decode(c.prev!), resourceVersion };
-  if (!c.prev) return { type: 'ADDED', object: decode(c.next), resourceVersion };
-  return { type: 'MODIFIED', object: decode(c.next), prevObject: decode(c.prev), resourceVersion };
+  const key = c.key;
+  if (!c.next) return { type: 'DELETED', object: decode(c.prev!, c.rev), prevObject: decode(c.prev!), resourceVersion, key };
+  if (!c.prev) return { type: 'ADDED', object: decode(c.next), resourceVersion, key };
+  return { type: 'MODIFIED', object: decode(c.next), prevObject: decode(c.prev), resourceVersion, key };
 }
 
 /** Stored form: the object without resourceVersion (etcd's mod revision is the truth). */

@@ -23,6 +23,7 @@ export class WatchQueue implements AsyncIterableIterator<StorageEvent> {
   private ended = false;
   private closed = false;
   private wake: (() => void) | undefined;
+  private closeHooks: (() => void)[] = [];
   private readonly onAbort = () => this.end();
 
   constructor(private readonly opts: WatchQueueOptions) {
@@ -104,6 +105,11 @@ export class WatchQueue implements AsyncIterableIterator<StorageEvent> {
 
   [Symbol.asyncIterator](): this { return this; }
 
+  /** Registers fn to run once when the queue stops (immediately if it already has). */
+  onClosed(fn: () => void): void {
+    if (this.closed) fn(); else this.closeHooks.push(fn);
+  }
+
   private notify(): void {
     const w = this.wake;
     this.wake = undefined;
@@ -115,5 +121,6 @@ export class WatchQueue implements AsyncIterableIterator<StorageEvent> {
     this.closed = true;
     this.opts.signal.removeEventListener('abort', this.onAbort);
     this.opts.onClose?.();
+    for (const fn of this.closeHooks.splice(0)) fn();
   }
 }
