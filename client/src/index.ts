@@ -14,3 +14,4 @@ export * from './token-bucket.js';
 export * from './watch-decoder.js';
 export * from './shared-informer.js';
 export * from './leader-election.js';
+export * from './event-recorder.js';

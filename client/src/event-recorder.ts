@@ -1,0 +1,103 @@
+/**
+ * Event recorder (client-go tools/record): writes core/v1 Events about objects, in the object's
+ * namespace ('default' for cluster-scoped objects). Identical events within 10 minutes are
+ * aggregated by bumping count and lastTimestamp with a patch, as upstream's EventCorrelator does.
+ * Non-blocking: event() queues; a background chain writes in order and never throws to the caller.
+ */
+import { Events, isNotFound, type KubeObject } from '@mk8s/api';
+import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
+import type { Clientset, EventRecorder, EventType } from './interfaces.js';
+import { formatMessage } from './format.js';
+
+/** Options for {@link createEventRecorder}. */
+export interface EventRecorderOptions {
+  client: Clientset;
+  /** source.component and reportingComponent, e.g. 'deployment-controller', 'default-scheduler', 'kubelet'. */
+  component: string;
+  /** source.host (kubelet: the node name) and reportingInstance. */
+  host?: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Events queued beyond this are dropped (with a log line). @default 1000 */
+  maxQueued?: number;
+  /** How long an identical event is aggregated into the previous one. @default 600_000 */
+  aggregateWindowMs?: number;
+}
+
+export interface EventRecorderWithFlush extends EventRecorder {
+  /** Resolves once every event queued so far has been written (or given up on). */
+  flush(): Promise<void>;
+}
+
+type InvolvedSource = Parameters<EventRecorder['event']>[0];
+interface Seen { name: string; namespace: string; count: number; firstTimestamp: string; lastSeen: number }
+
+const CACHE_SIZE = 4096;
+const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** createEventRecorder returns a recorder writing through client. */
+export function createEventRecorder(o: EventRecorderOptions): EventRecorderWithFlush {
+  const clock = o.clock ?? realClock;
+  const log = (o.logger ?? silentLogger()).child({ component: o.component });
+  const windowMs = o.aggregateWindowMs ?? 600_000;
+  const maxQueued = o.maxQueued ?? 1000;
+  // Insertion-ordered Map as an LRU of recently written events, keyed like upstream's aggregate key.
+  const seen = new Map<string, Seen>();
+  let chain: Promise<void> = Promise.resolve();
+  let queued = 0;
+  let seq = 0n;
+
+  async function write(obj: InvolvedSource, type: EventType, reason: string, message: string, now: number): Promise<void> {
+    const meta = obj.metadata ?? {};
+    const namespace = meta.namespace || 'default';
+    const involvedObject = {
+      kind: obj.kind, namespace: meta.namespace, name: meta.name, uid: meta.uid, apiVersion: obj.apiVersion, resourceVersion: meta.resourceVersion,
+    };
+    const key = JSON.stringify([o.component, o.host ?? '', obj.kind, meta.namespace ?? '', meta.name, meta.uid ?? '', obj.apiVersion ?? '', type, reason, message]);
+    const events = o.client.resource(Events, namespace);
+    const prev = seen.get(key);
+    if (prev && now - prev.lastSeen < windowMs) {
+      try {
+        await events.patch(prev.name, 'merge', { count: prev.count + 1, lastTimestamp: time(now), message });
+        prev.count++;
+        prev.lastSeen = now;
+        seen.delete(key); seen.set(key, prev);
+        return;
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        // The event was deleted (TTL): record it afresh below.
+      }
+    }
+    const name = `${meta.name ?? 'unknown'}.${(BigInt(now) * 1_000_000n + (seq++ % 1_000_000n)).toString(16)}`;
+    const ev = {
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name, namespace },
+      involvedObject: Object.fromEntries(Object.entries(involvedObject).filter(([, v]) => v !== undefined && v !== '')),
+      reason, message, type,
+      source: { component: o.component, ...(o.host ? { host: o.host } : {}) },
+      firstTimestamp: time(now), lastTimestamp: time(now), count: 1,
+      reportingComponent: o.component, reportingInstance: o.host ?? '',
+    } as unknown as KubeObject;
+    await events.create(ev);
+    seen.set(key, { name, namespace, count: 1, firstTimestamp: time(now), lastSeen: now });
+    if (seen.size > CACHE_SIZE) seen.delete(seen.keys().next().value!);
+  }
+
+  return {
+    event(obj, type, reason, messageFmt, ...args) {
+      try {
+        if (queued >= maxQueued) { log.warn({ reason }, 'Dropped event: queue full'); return; }
+        const message = formatMessage(messageFmt, args);
+        const now = clock.now();
+        queued++;
+        chain = chain
+          .then(() => write(obj, type, reason, message, now))
+          .catch((err: unknown) => log.warn({ err, reason, object: `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}` }, 'Could not write event'))
+          .finally(() => { queued--; });
+      } catch (err) {
+        log.warn({ err }, 'Could not queue event');
+      }
+    },
+    flush: () => chain,
+  };
+}
