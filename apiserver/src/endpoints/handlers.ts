@@ -1,0 +1,379 @@
+/**
+ * The resource handlers: one dispatcher for /api/** and /apis/** that maps a RequestInfo to the
+ * resource's Store (upstream endpoints/handlers: create.go, get.go, rest.go, patch.go,
+ * delete.go, watch.go). Nothing here is per-resource except the subresource table.
+ */
+import {
+  ApiError, apiVersionOf, selectionPredicate,
+  type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
+} from '@mk8s/api';
+import type { Clock } from '@mk8s/component-base';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry, RequestContext, Store } from '../registry/index.js';
+import type { UpdateTarget } from '../registry/generic/strategy.js';
+import { applyPatch } from '../registry/generic/patch.js';
+import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
+import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
+import { decodeBody, decodeObject, patchTypeOf } from './body.js';
+import type { ResourceRequestInfo } from './request-info.js';
+import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
+import { serveWatch } from './watch.js';
+import type { ApiServerMetrics } from '../metrics.js';
+
+/** Turns objects into a meta.k8s.io/v1 Table when the client asked for one. */
+export interface TableConvertor {
+  wantsTable(accept: string | undefined): boolean;
+  toTable(resource: ResourceDescriptor, objects: KubeObject[], opts: { includeObject?: string; noHeaders?: boolean; resourceVersion?: string; continue?: string }): unknown;
+}
+
+/** Checks `fieldValidation=Strict|Warn` against the known fields of a resource. */
+export type UnknownFieldsCheck = (resource: ResourceDescriptor, obj: unknown) => string[];
+
+export interface HandlerDeps {
+  registry: Registry;
+  clock: Clock;
+  metrics: ApiServerMetrics;
+  table?: TableConvertor | undefined;
+  unknownFields?: UnknownFieldsCheck | undefined;
+  /** Default watch timeout when the client gives no timeoutSeconds. */
+  watchTimeoutSeconds: number;
+  serverSignal: AbortSignal;
+}
+
+type Query = Record<string, string | string[] | undefined>;
+const q1 = (q: Query, k: string): string | undefined => {
+  const v = q[k];
+  return Array.isArray(v) ? v[0] : v;
+};
+const qBool = (q: Query, k: string): boolean => { const v = q1(q, k); return v === 'true' || v === '1'; };
+
+/** Serves one resource request; errors are thrown as ApiErrors and become Status by the error handler. */
+export async function handleResourceRequest(deps: HandlerDeps, info: ResourceRequestInfo, rc: RequestContext,
+  req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const r = info.descriptor;
+  if (!r) throw notFoundError();
+  const store = deps.registry.get(r);
+  if (!store) throw notFoundError();
+  if (!r.namespaced && info.namespace) throw notFoundError();
+  if (r.namespaced && info.name && !info.namespace) throw notFoundError();
+  const q = (req.query ?? {}) as Query;
+  parseCommonWriteParams(q, rc, req.method);
+  const ns = info.namespace;
+  const ct = req.headers['content-type'];
+
+  if (info.subresource) return handleSubresource(deps, store, info, rc, req, reply, q);
+
+  switch (info.verb) {
+    case 'get': {
+      const obj = await store.get(ns, info.name);
+      return sendObject(deps, reply, req, r, obj, 200, q);
+    }
+    case 'list': {
+      const list = await store.list(ns, listParams(r, q));
+      return sendList(deps, reply, req, r, list, q);
+    }
+    case 'watch': {
+      let predicate = selectorPredicate(r, q);
+      if (info.name) {
+        // Legacy per-object watch (/watch/namespaces/ns/pods/name, GET …/name?watch=1).
+        const name = info.name; const prev = predicate;
+        predicate = (o) => o.metadata.name === name && (!prev || prev(o));
+      }
+      return watch(deps, store, req, reply, ns, predicate, q);
+    }
+    case 'create': {
+      if (info.name) throw methodNotAllowedError();
+      if (r.namespaced && !ns) throw methodNotAllowedError();
+      const body = decodeObject(req.body, ct) as KubeObject;
+      checkFields(deps, r, body, q, rc);
+      const obj = await store.create(rc, ns, body);
+      return sendObject(deps, reply, req, r, obj, 201, q);
+    }
+    case 'update': {
+      if (!info.name) throw methodNotAllowedError();
+      const body = decodeObject(req.body, ct) as KubeObject;
+      checkFields(deps, r, body, q, rc);
+      const { object, created } = await store.update(rc, ns, info.name, body, 'main');
+      return sendObject(deps, reply, req, r, object, created ? 201 : 200, q);
+    }
+    case 'patch': {
+      if (!info.name) throw methodNotAllowedError();
+      const { object, created } = await patchObject(deps, store, rc, req, ns, info.name, 'main', q);
+      return sendObject(deps, reply, req, r, object, created ? 201 : 200, q);
+    }
+    case 'delete': {
+      const options = deleteOptions(req, q);
+      const res = await store.delete(rc, ns, info.name, options);
+      if (res.deleted && !store.strategy.returnDeletedObject) {
+        const m = res.object.metadata;
+        const details: Record<string, unknown> = { name: m.name, kind: r.resource };
+        if (r.group) details['group'] = r.group;
+        if (m.uid) details['uid'] = m.uid;
+        return reply.code(200).type(JSON_CONTENT_TYPE).send(successStatus(details));
+      }
+      return sendObject(deps, reply, req, r, res.object, 200, q);
+    }
+    case 'deletecollection': {
+      if (!r.verbs.includes('deletecollection')) throw methodNotAllowedError();
+      const options = deleteOptions(req, q);
+      const predicate = selectorPredicate(r, q);
+      const list = await store.deleteCollection(rc, ns, predicate ? { predicate } : {}, options);
+      return sendList(deps, reply, req, r, list, q);
+    }
+  }
+  throw methodNotAllowedError();
+}
+
+// ---- subresources ----
+
+async function handleSubresource(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
+  req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
+  const r = store.resource;
+  const ns = info.namespace; const name = info.name; const sub = info.subresource;
+  if (!name || !r.subresources.includes(sub)) throw notFoundError();
+  const ct = req.headers['content-type'];
+  if (sub === 'status' || (sub === 'finalize' && r.resource === 'namespaces' && r.group === '')) {
+    const target: UpdateTarget = sub === 'status' ? 'status' : 'finalize';
+    if (info.verb === 'get' && sub === 'status') return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
+    if (info.verb === 'update') {
+      const body = decodeObject(req.body, ct) as KubeObject;
+      const { object } = await store.update(rc, ns, name, body, target);
+      return sendObject(deps, reply, req, r, object, 200, q);
+    }
+    if (info.verb === 'patch' && sub === 'status') {
+      const { object } = await patchObject(deps, store, rc, req, ns, name, 'status', q);
+      return sendObject(deps, reply, req, r, object, 200, q);
+    }
+    throw methodNotAllowedError();
+  }
+  if (sub === 'scale') return handleScale(deps, store, info, rc, req, reply, q);
+  if (sub === 'binding' && r.resource === 'pods' && r.group === '') {
+    if (info.verb !== 'create') throw methodNotAllowedError();
+    await bindPod(store, rc, ns, name, decodeObject(req.body, ct), new Date(deps.clock.now()));
+    return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
+  }
+  if (sub === 'eviction' && r.resource === 'pods' && r.group === '') {
+    if (info.verb !== 'create') throw methodNotAllowedError();
+    await evictPod(store, rc, ns, name, decodeObject(req.body, ct));
+    return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
+  }
+  throw notFoundError();
+}
+
+async function handleScale(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
+  req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
+  const ns = info.namespace; const name = info.name;
+  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj));
+  if (info.verb === 'get') return send(await store.get(ns, name));
+  if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
+  let precondition: string | undefined;
+  const compute = (current: KubeObject | undefined): KubeObject => {
+    if (!current) throw new ApiError('NotFound', `${store.resource.resource}.${store.resource.group} "${name}" not found`);
+    const currentScale = scaleOf(current);
+    let desired: unknown;
+    if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
+    else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']));
+    const rv = ((desired as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion);
+    precondition = rv && info.verb === 'update' ? rv : undefined;
+    const replicas = desiredReplicas(desired, name);
+    const next = structuredClone(current);
+    next['spec'] = { ...((next['spec'] ?? {}) as Record<string, unknown>), replicas };
+    if (precondition) next.metadata.resourceVersion = precondition; else delete next.metadata.resourceVersion;
+    return next;
+  };
+  const { object } = await store.updateWith(rc, ns, name, compute, 'main', info.verb === 'update' && hasBodyResourceVersion(req));
+  return send(object);
+}
+
+function hasBodyResourceVersion(req: FastifyRequest): boolean {
+  try {
+    const b = decodeBody(req.body, req.headers['content-type']) as { metadata?: { resourceVersion?: string } } | undefined;
+    return !!b?.metadata?.resourceVersion;
+  } catch {
+    return false;
+  }
+}
+
+// ---- patch ----
+
+async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
+  target: UpdateTarget, q: Query): Promise<{ object: KubeObject; created: boolean }> {
+  const type = patchTypeOf(req.headers['content-type']);
+  const patch = decodeBody(req.body, req.headers['content-type']);
+  if (patch === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
+  const r = store.resource;
+  if (type !== 'json') checkFields(deps, r, patch, q, rc);
+  const patchRv = typeof patch === 'object' && patch !== null && !Array.isArray(patch)
+    ? ((patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion) : undefined;
+  if (type === 'apply') {
+    // Server-side apply creates a missing object.
+    try {
+      await store.get(ns, name);
+    } catch (err) {
+      if (err instanceof ApiError && err.reason === 'NotFound' && target === 'main') {
+        const body = structuredClone(patch) as KubeObject;
+        body.metadata = { ...(body.metadata ?? {}), name };
+        if (body.metadata.name !== name) throw new ApiError('BadRequest', `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+        return { object: await store.create(rc, ns, body), created: true };
+      }
+      throw err;
+    }
+  }
+  const compute = (current: KubeObject | undefined): KubeObject => {
+    if (!current) throw new ApiError('NotFound', 'not found');
+    const base = structuredClone(current);
+    const patched = applyPatch(type, base, patch, r) as KubeObject;
+    if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
+    patched.metadata = (patched.metadata ?? {}) as KubeObject['metadata'];
+    if (patched.metadata.name !== undefined && patched.metadata.name !== name) {
+      throw new ApiError('Invalid', `metadata.name: Invalid value: "${String(patched.metadata.name)}": field is immutable`, { code: 422 });
+    }
+    patched.metadata.name = name;
+    if (r.namespaced) {
+      if (patched.metadata.namespace && patched.metadata.namespace !== ns) {
+        throw new ApiError('BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      }
+      patched.metadata.namespace = ns;
+    }
+    // Only a resourceVersion the patch itself carries is a precondition.
+    if (patchRv === undefined) patched.metadata.resourceVersion = current.metadata.resourceVersion!;
+    store.checkIdentity(patched, ns);
+    return patched;
+  };
+  return store.updateWith(rc, ns, name, compute, target, patchRv !== undefined || type === 'json');
+}
+
+// ---- lists, selectors, options ----
+
+function selectorPredicate(r: ResourceDescriptor, q: Query): ((o: KubeObject) => boolean) | undefined {
+  const p = selectionPredicate(r, { labelSelector: q1(q, 'labelSelector'), fieldSelector: q1(q, 'fieldSelector') });
+  return p.empty ? undefined : (o) => p.matches(o);
+}
+
+function listParams(r: ResourceDescriptor, q: Query) {
+  const p: { predicate?: (o: KubeObject) => boolean; limit?: number; continue?: string; resourceVersion?: string } = {};
+  const rv = q1(q, 'resourceVersion');
+  if (rv !== undefined && rv !== '') p.resourceVersion = rv;
+  const pred = selectorPredicate(r, q);
+  if (pred) p.predicate = pred;
+  const limit = q1(q, 'limit');
+  if (limit !== undefined && limit !== '') {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 0) throw new ApiError('BadRequest', `invalid limit: ${limit}`);
+    if (n > 0) p.limit = n;
+  }
+  const cont = q1(q, 'continue');
+  if (cont) p.continue = cont;
+  return p;
+}
+
+function deleteOptions(req: FastifyRequest, q: Query): DeleteOptions {
+  let opts: DeleteOptions = {};
+  const body = decodeBody(req.body, req.headers['content-type']);
+  if (body !== undefined) {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BadRequest', 'the body of the request was not a DeleteOptions object');
+    opts = body as DeleteOptions;
+  }
+  const grace = q1(q, 'gracePeriodSeconds');
+  if (grace !== undefined) {
+    const n = Number(grace);
+    if (!Number.isInteger(n)) throw new ApiError('BadRequest', `invalid gracePeriodSeconds: ${grace}`);
+    opts.gracePeriodSeconds = n;
+  }
+  const policy = q1(q, 'propagationPolicy');
+  if (policy !== undefined) opts.propagationPolicy = policy;
+  const orphan = q1(q, 'orphanDependents');
+  if (orphan !== undefined) opts.orphanDependents = orphan === 'true';
+  if (opts.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
+    throw new ApiError('Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+      { code: 422, details: { kind: 'DeleteOptions', group: 'meta.k8s.io', causes: [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `propagationPolicy: Unsupported value: "${opts.propagationPolicy}"` }] } });
+  }
+  if (opts.propagationPolicy !== undefined && opts.orphanDependents !== undefined) {
+    throw new ApiError('Invalid', 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "' + opts.propagationPolicy + '": orphanDependents and deletionPropagation cannot be both set', { code: 422 });
+  }
+  return opts;
+}
+
+/** dryRun, fieldManager and fieldValidation, shared by every write. */
+function parseCommonWriteParams(q: Query, rc: RequestContext, method: string): void {
+  const dry = q['dryRun'];
+  const dryValues = dry === undefined ? [] : Array.isArray(dry) ? dry : [dry];
+  for (const v of dryValues) {
+    if (v !== 'All') throw new ApiError('BadRequest', `Invalid dryRun value: "${v}": supported values: "All"`);
+  }
+  rc.dryRun = dryValues.length > 0;
+  const fm = q1(q, 'fieldManager');
+  if (fm !== undefined) {
+    if (fm.length > 128) throw new ApiError('Invalid', `fieldManager: Too long: may not be more than 128 bytes`, { code: 422 });
+    rc.fieldManager = fm;
+  }
+  const fv = q1(q, 'fieldValidation');
+  if (fv !== undefined && fv !== '' && !['Strict', 'Warn', 'Ignore'].includes(fv) && method !== 'GET') {
+    throw new ApiError('BadRequest', `fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
+  }
+}
+
+/** fieldValidation: Strict → 400 on unknown fields; Warn (the default) → Warning headers; Ignore. */
+function checkFields(deps: HandlerDeps, r: ResourceDescriptor, obj: unknown, q: Query, rc: RequestContext): void {
+  if (!deps.unknownFields) return;
+  const mode = q1(q, 'fieldValidation') || 'Warn';
+  if (mode === 'Ignore') return;
+  const unknown = deps.unknownFields(r, obj);
+  if (unknown.length === 0) return;
+  if (mode === 'Strict') {
+    throw new ApiError('BadRequest', `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  }
+  for (const f of unknown) rc.warnings.push(`unknown field "${f}"`);
+}
+
+// ---- responses ----
+
+function sendObject(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, obj: KubeObject,
+  code: number, q: Query): FastifyReply {
+  reply.code(code).type(JSON_CONTENT_TYPE);
+  if (deps.table?.wantsTable(req.headers.accept)) {
+    return reply.send(deps.table.toTable(r, [obj], tableOpts(q, obj.metadata.resourceVersion)));
+  }
+  return reply.send(obj);
+}
+
+function sendList(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, list: KubeList, q: Query): FastifyReply {
+  reply.code(200).type(JSON_CONTENT_TYPE);
+  if (deps.table?.wantsTable(req.headers.accept)) {
+    const opts = tableOpts(q, list.metadata.resourceVersion);
+    if (list.metadata.continue) opts.continue = list.metadata.continue;
+    return reply.send(deps.table.toTable(r, list.items, opts));
+  }
+  return reply.send(list);
+}
+
+function tableOpts(q: Query, resourceVersion: string | undefined) {
+  const o: { includeObject?: string; noHeaders?: boolean; resourceVersion?: string; continue?: string } = {};
+  const inc = q1(q, 'includeObject');
+  if (inc) o.includeObject = inc;
+  if (resourceVersion) o.resourceVersion = resourceVersion;
+  return o;
+}
+
+async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply: FastifyReply, ns: string,
+  predicate: ((o: KubeObject) => boolean) | undefined, q: Query): Promise<void> {
+  const r = store.resource;
+  const timeout = q1(q, 'timeoutSeconds');
+  const timeoutSeconds = timeout !== undefined && timeout !== '' ? Number(timeout) : deps.watchTimeoutSeconds;
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0) throw new ApiError('BadRequest', `invalid timeoutSeconds: ${timeout ?? ''}`);
+  const rv = q1(q, 'resourceVersion');
+  const bookmarks = qBool(q, 'allowWatchBookmarks');
+  const wantsTable = deps.table?.wantsTable(req.headers.accept) ?? false;
+  const table = deps.table;
+  await serveWatch(req, reply, {
+    open: (signal, onProgress) => store.watch(ns, { signal, onProgress, ...(rv !== undefined ? { resourceVersion: rv } : {}), ...(predicate ? { predicate } : {}) }),
+    ...(wantsTable && table ? { encode: (ev: WatchEvent, first: boolean): WatchEvent => ({ type: ev.type, object: table.toTable(r, [ev.object], { ...tableOpts(q, undefined), noHeaders: !first }) as never }) } : {}),
+    bookmark: (brv) => (bookmarks ? { type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r), metadata: { resourceVersion: brv } } as never } : undefined),
+    timeoutMs: (timeoutSeconds || deps.watchTimeoutSeconds) * 1000,
+    clock: deps.clock,
+    serverSignal: deps.serverSignal,
+    onStart: () => deps.metrics.registeredWatchers.inc({ resource: r.resource }),
+    onEnd: () => deps.metrics.registeredWatchers.dec({ resource: r.resource }),
+  });
+}
+

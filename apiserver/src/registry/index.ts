@@ -1,0 +1,37 @@
+/**
+ * The registry: one Store per served resource, each a RestStrategy plugged into the generic
+ * Store (upstream's RESTStorageProvider per API group).
+ */
+import { RESOURCES, type ResourceDescriptor } from '@mk8s/api';
+import { Store, type StoreOptions } from './generic/store.js';
+import type { RestStrategy } from './generic/strategy.js';
+import { podStrategy } from './core/pods/strategy.js';
+import { namespaceStrategy } from './core/namespaces/strategy.js';
+import { serviceStrategy } from './core/services/strategy.js';
+import { nodeStrategy } from './core/nodes/strategy.js';
+import {
+  configMapStrategy, endpointSliceStrategy, endpointsStrategy, eventStrategy, leaseStrategy, priorityClassStrategy,
+  secretStrategy, serviceAccountStrategy,
+} from './core/simple/strategies.js';
+import { deploymentStrategy } from './apps/deployments/strategy.js';
+import { replicaSetStrategy } from './apps/replicasets/strategy.js';
+
+export const STRATEGIES: readonly RestStrategy[] = [
+  podStrategy, namespaceStrategy, serviceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
+  endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
+];
+
+/** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
+export type Registry = Map<ResourceDescriptor, Store>;
+
+export function createRegistry(o: Omit<StoreOptions, 'strategy'>): Registry {
+  const reg: Registry = new Map();
+  for (const r of RESOURCES) {
+    const strategy = STRATEGIES.find((s) => s.resource === r) ?? { resource: r };
+    reg.set(r, new Store({ ...o, strategy }));
+  }
+  return reg;
+}
+
+export { Store, type RequestContext, type ListParams, type WatchParams, type DeleteResult } from './generic/store.js';
+export type { RestStrategy, StrategyContext, UpdateTarget } from './generic/strategy.js';

@@ -1,0 +1,279 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { silentLogger } from '@mk8s/component-base';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { MemoryStorage } from './testing/memory-storage.js';
+import { buildApiServer } from './server.js';
+
+async function setup(t: { after(fn: () => unknown): void }) {
+  const storage = new MemoryStorage();
+  const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const app = await buildApiServer({ storage, logger: silentLogger(), clock });
+  await app.ready();
+  t.after(() => app.close());
+  return { app, storage, clock };
+}
+
+const pod = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, ...extra,
+});
+const deployment = (name: string, replicas = 1) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+});
+
+describe('resource CRUD', () => {
+  test('POST creates a pod with uid, creationTimestamp, resourceVersion and kind', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('web') });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.match(res.headers['content-type'] as string, /^application\/json/);
+    const body = res.json();
+    assert.equal(body.kind, 'Pod');
+    assert.equal(body.apiVersion, 'v1');
+    assert.match(body.metadata.resourceVersion, /^\d+$/);
+    assert.ok(body.metadata.uid);
+    assert.equal(body.metadata.creationTimestamp, '2026-01-01T00:00:00Z');
+    assert.equal(body.metadata.namespace, 'default');
+    assert.equal(body.status.phase, 'Pending');
+  });
+
+  test('create of an existing name is 409 AlreadyExists', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('web') });
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('web') });
+    assert.equal(res.statusCode, 409);
+    assert.equal(res.json().reason, 'AlreadyExists');
+    assert.equal(res.json().message, 'pods "web" already exists');
+    assert.equal(res.json().kind, 'Status');
+  });
+
+  test('GET of a missing object is 404 NotFound with upstream message', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'GET', url: '/apis/apps/v1/namespaces/default/deployments/nope' });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'deployments.apps "nope" not found',
+      reason: 'NotFound', details: { name: 'nope', group: 'apps', kind: 'deployments' }, code: 404,
+    });
+  });
+
+  test('generateName produces a 5-char suffix', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { generateName: 'cm-' } } });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.match(res.json().metadata.name, /^cm-[a-z0-9]{5}$/);
+  });
+
+  test('namespace in body must match URL', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: { ...pod('x'), metadata: { name: 'x', namespace: 'other' } } });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().message, 'the namespace of the provided object does not match the namespace sent on the request');
+  });
+
+  test('create into a missing namespace is 404', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/nope/configmaps', payload: { metadata: { name: 'a' } } });
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().message, 'namespaces "nope" not found');
+  });
+
+  test('list carries kind, apiVersion and resourceVersion; label and field selectors filter', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('a', { metadata: { name: 'a', labels: { app: 'x' } } }) });
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('b') });
+    const all = (await app.inject({ method: 'GET', url: '/api/v1/pods' })).json();
+    assert.equal(all.kind, 'PodList');
+    assert.equal(all.apiVersion, 'v1');
+    assert.match(all.metadata.resourceVersion, /^\d+$/);
+    assert.equal(all.items.length, 2);
+    assert.equal(all.items[0].kind, 'Pod');
+    const sel = (await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods?labelSelector=app%3Dx' })).json();
+    assert.deepEqual(sel.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['a']);
+    const fs = (await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Db' })).json();
+    assert.deepEqual(fs.items.map((p: { metadata: { name: string } }) => p.metadata.name), ['b']);
+    const bad = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods?fieldSelector=spec.foo%3Db' });
+    assert.equal(bad.statusCode, 400);
+  });
+
+  test('update is compare-and-swap on resourceVersion', async (t) => {
+    const { app } = await setup(t);
+    const created = (await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: 'c' }, data: { a: '1' } } })).json();
+    const ok = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/configmaps/c', payload: { ...created, data: { a: '2' } } });
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.notEqual(ok.json().metadata.resourceVersion, created.metadata.resourceVersion);
+    const stale = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/configmaps/c', payload: { ...created, data: { a: '3' } } });
+    assert.equal(stale.statusCode, 409);
+    assert.equal(stale.json().reason, 'Conflict');
+    assert.equal(stale.json().message, 'Operation cannot be fulfilled on configmaps "c": the object has been modified; please apply your changes to the latest version and try again');
+    const uncond = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/configmaps/c', payload: { metadata: { name: 'c' }, data: { a: '4' } } });
+    assert.equal(uncond.statusCode, 200);
+    assert.equal(uncond.json().metadata.uid, created.metadata.uid);
+    const wrongName = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/configmaps/c', payload: { metadata: { name: 'd' } } });
+    assert.equal(wrongName.statusCode, 400);
+  });
+
+  test('generation is 1 on create and bumps on spec change only; main resource ignores status', async (t) => {
+    const { app } = await setup(t);
+    const d = (await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('web') })).json();
+    assert.equal(d.metadata.generation, 1);
+    const labelled = (await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { a: 'b' } }, status: { replicas: 9 } } })).json();
+    assert.equal(labelled.metadata.generation, 1);
+    assert.equal(labelled.status.replicas, undefined);
+    const scaled = (await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { replicas: 3 } } })).json();
+    assert.equal(scaled.metadata.generation, 2);
+    const st = await app.inject({ method: 'PUT', url: '/apis/apps/v1/namespaces/default/deployments/web/status', payload: { ...scaled, spec: { ...scaled.spec, replicas: 7 }, status: { replicas: 3, observedGeneration: 2 } } });
+    assert.equal(st.statusCode, 200, st.body);
+    assert.equal(st.json().status.replicas, 3);
+    assert.equal(st.json().spec.replicas, 3);
+    assert.equal(st.json().metadata.generation, 2);
+  });
+
+  test('scale subresource: GET, PUT without content-type, PATCH', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('web', 2) });
+    const s = (await app.inject({ method: 'GET', url: '/apis/apps/v1/namespaces/default/deployments/web/scale' })).json();
+    assert.equal(s.kind, 'Scale');
+    assert.equal(s.apiVersion, 'autoscaling/v1');
+    assert.equal(s.spec.replicas, 2);
+    assert.equal(s.status.selector, 'app=web');
+    const put = await app.inject({ method: 'PUT', url: '/apis/apps/v1/namespaces/default/deployments/web/scale', payload: JSON.stringify({ ...s, spec: { replicas: 4 } }) });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.equal(put.json().spec.replicas, 4);
+    const patch = await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web/scale', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { replicas: 5 } } });
+    assert.equal(patch.json().spec.replicas, 5);
+    const d = (await app.inject({ method: 'GET', url: '/apis/apps/v1/namespaces/default/deployments/web' })).json();
+    assert.equal(d.spec.replicas, 5);
+    assert.equal(d.metadata.generation, 3);
+    const stale = await app.inject({ method: 'PUT', url: '/apis/apps/v1/namespaces/default/deployments/web/scale', payload: { ...s, spec: { replicas: 1 } } });
+    assert.equal(stale.statusCode, 409);
+  });
+
+  test('finalizers hold deletion until the last is removed', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: 'f', finalizers: ['example.com/x'] } } });
+    const del = await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/configmaps/f' });
+    assert.equal(del.statusCode, 200);
+    const marked = del.json();
+    assert.ok(marked.metadata.deletionTimestamp, del.body);
+    const add = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/f', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { finalizers: ['example.com/x', 'y'] } } });
+    assert.equal(add.statusCode, 422);
+    const rm = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/f', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { finalizers: null } } });
+    assert.equal(rm.statusCode, 200, rm.body);
+    const gone = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/configmaps/f' });
+    assert.equal(gone.statusCode, 404);
+  });
+
+  test('propagationPolicy Foreground and Orphan add the GC finalizers', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('a') });
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('b') });
+    const fg = (await app.inject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/default/deployments/a', payload: { propagationPolicy: 'Foreground' } })).json();
+    assert.deepEqual(fg.metadata.finalizers, ['foregroundDeletion']);
+    const or = (await app.inject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/default/deployments/b?propagationPolicy=Orphan' })).json();
+    assert.deepEqual(or.metadata.finalizers, ['orphan']);
+  });
+
+  test('graceful pod deletion marks scheduled pods; unscheduled pods go at once', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('u') });
+    const du = await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/pods/u' });
+    assert.equal(du.statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods/u' })).statusCode, 404);
+
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('s') });
+    const bind = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods/s/binding', payload: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 's' }, target: { kind: 'Node', name: 'n1' } } });
+    assert.equal(bind.statusCode, 201, bind.body);
+    const again = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods/s/binding', payload: { metadata: { name: 's' }, target: { name: 'n2' } } });
+    assert.equal(again.statusCode, 409);
+    const ds = (await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/pods/s' })).json();
+    assert.equal(ds.metadata.deletionGracePeriodSeconds, 30);
+    assert.equal(ds.metadata.deletionTimestamp, '2026-01-01T00:00:30Z');
+    const now = await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/pods/s', payload: { gracePeriodSeconds: 0 } });
+    assert.equal(now.statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods/s' })).statusCode, 404);
+  });
+
+  test('delete of a non-pod answers a Success Status', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: 'c' } } });
+    const res = await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/configmaps/c' });
+    assert.equal(res.json().kind, 'Status');
+    assert.equal(res.json().status, 'Success');
+    assert.equal(res.json().details.name, 'c');
+  });
+
+  test('namespace deletion marks Terminating; content creation is then forbidden', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name: 'x' } } });
+    const del = (await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/x' })).json();
+    assert.equal(del.status.phase, 'Terminating');
+    assert.ok(del.metadata.deletionTimestamp);
+    const create = await app.inject({ method: 'POST', url: '/api/v1/namespaces/x/configmaps', payload: { metadata: { name: 'a' } } });
+    assert.equal(create.statusCode, 403);
+    assert.equal(create.json().message, 'configmaps "a" is forbidden: unable to create new content in namespace x because it is being terminated');
+    const fin = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/x/finalize', payload: { ...del, spec: { finalizers: [] } } });
+    assert.equal(fin.statusCode, 200, fin.body);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/namespaces/x' })).statusCode, 404);
+    const def = await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default' });
+    assert.equal(def.statusCode, 403);
+    assert.equal(def.json().message, 'namespaces "default" is forbidden: this namespace may not be deleted');
+  });
+
+  test('dryRun=All validates without writing', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps?dryRun=All', payload: { metadata: { name: 'd' } } });
+    assert.equal(res.statusCode, 201);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/configmaps/d' })).statusCode, 404);
+  });
+
+  test('strategic merge patch merges containers by name and null deletes', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('web') });
+    const res = await app.inject({
+      method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web', headers: { 'content-type': 'application/strategic-merge-patch+json' },
+      payload: { spec: { template: { spec: { $setElementOrder: undefined, containers: [{ name: 'c', image: 'nginx:2' }, { name: 'side', image: 'x' }] } } } },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().spec.template.spec.containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`), ['c=nginx:2', 'side=x']);
+    const json = await app.inject({
+      method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web', headers: { 'content-type': 'application/json-patch+json' },
+      payload: [{ op: 'replace', path: '/spec/replicas', value: 6 }],
+    });
+    assert.equal(json.json().spec.replicas, 6);
+  });
+
+  test('errors are Status objects: bad JSON 400, protobuf 415, unknown route 404, bad patch type 415', async (t) => {
+    const { app } = await setup(t);
+    const bad = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: '{nope', headers: { 'content-type': 'application/json' } });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().reason, 'BadRequest');
+    const pb = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: Buffer.from([1, 2, 3]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } });
+    assert.equal(pb.statusCode, 415);
+    assert.equal(pb.json().kind, 'Status');
+    const nf = await app.inject({ method: 'GET', url: '/nothing/here' });
+    assert.equal(nf.statusCode, 404);
+    assert.equal(nf.json().kind, 'Status');
+    const unk = await app.inject({ method: 'GET', url: '/api/v1/foos' });
+    assert.equal(unk.statusCode, 404);
+    assert.equal(unk.json().kind, 'Status');
+    const pt = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/x', payload: '{}', headers: { 'content-type': 'text/plain' } });
+    assert.equal(pt.statusCode, 415);
+    const big = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: JSON.stringify({ metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } }), headers: { 'content-type': 'application/json' } });
+    assert.equal(big.statusCode, 413);
+    assert.equal(big.json().kind, 'Status');
+    const protoAccept = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/configmaps', headers: { accept: 'application/vnd.kubernetes.protobuf,application/json' } });
+    assert.equal(protoAccept.statusCode, 200);
+    assert.match(protoAccept.headers['content-type'] as string, /^application\/json/);
+  });
+
+  test('Table output when Accept asks for it', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('a') });
+    const res = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods', headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' } });
+    assert.equal(res.json().kind, 'Table');
+    assert.match(res.json().metadata.resourceVersion, /^\d+$/);
+    assert.equal(res.json().rows[0].object.kind, 'PartialObjectMetadata');
+  });
+});

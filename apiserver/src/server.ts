@@ -1,0 +1,219 @@
+/**
+ * buildApiServer: the apiserver's HTTP core as a fastify instance (testable with inject).
+ * Every request goes through the named stages authentication → authorization → (handler:
+ * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
+ */
+import { ApiError, applyDefaults, Namespaces, RESOURCES, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { realClock, type Clock, type Logger } from '@mk8s/component-base';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Storage } from './storage/interfaces.js';
+import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
+import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
+import type { AdmissionPlugin } from './admission/interfaces.js';
+import { forbidden, NamespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
+import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js';
+import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
+import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } from './endpoints/handlers.js';
+import { ApiServerMetrics } from './metrics.js';
+import { registerDiscovery } from './discovery/index.js';
+import { toTable, wantsTable } from './printers/index.js';
+
+/** Namespaces the apiserver makes sure exist (upstream's system namespaces controller). */
+export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export interface ApiServerOptions {
+  storage: Storage;
+  logger: Logger;
+  /** @default realClock */
+  clock?: Clock;
+  /** @default [AnonymousAuthenticator] */
+  authenticators?: Authenticator[];
+  /** @default [AlwaysAllowAuthorizer] */
+  authorizers?: Authorizer[];
+  /** Plugins run after the built-in NamespaceLifecycle. */
+  admission?: AdmissionPlugin[];
+  metrics?: ApiServerMetrics;
+  /** Create the system namespaces when the server becomes ready. @default true */
+  bootstrapNamespaces?: boolean;
+  /** Watches without timeoutSeconds end after this. @default 1800 */
+  watchTimeoutSeconds?: number;
+  /** Unknown-field detection for fieldValidation (Strict/Warn); none = every field is accepted. */
+  unknownFields?: UnknownFieldsCheck;
+  /** Server-side Table printing. @default the printers package */
+  table?: TableConvertor | false;
+  /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
+  plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    requestInfo: RequestInfo;
+    user: UserInfo;
+  }
+}
+
+/** The resources the registry serves (the scheme's RESOURCES). */
+export const SERVED_RESOURCES: readonly ResourceDescriptor[] = RESOURCES;
+
+/**
+ * Builds the apiserver. Call `ready()` (or `inject`/`listen`, which call it) before use; close()
+ * ends all watches and closes the fastify instance (not the storage: the caller owns it).
+ */
+export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstance & { registry: Registry; metrics: ApiServerMetrics }> {
+  const clock = o.clock ?? realClock;
+  const metrics = o.metrics ?? new ApiServerMetrics();
+  const closing = new AbortController();
+  const authenticators = o.authenticators ?? [new AnonymousAuthenticator()];
+  const authorizers = o.authorizers ?? [new AlwaysAllowAuthorizer()];
+  let registry: Registry | undefined;
+  const lifecycle = new NamespaceLifecycle(async (name) => {
+    try {
+      return await registry!.get(Namespaces)!.get('', name);
+    } catch (err) {
+      if (toApiError(err).reason === 'NotFound') return undefined;
+      throw err;
+    }
+  });
+  registry = createRegistry({
+    storage: o.storage, clock, admission: [lifecycle, ...(o.admission ?? [])],
+    defaulter: (r, obj) => applyDefaults(r, obj),
+  });
+  const table: TableConvertor | undefined = o.table === false ? undefined : o.table ?? {
+    wantsTable,
+    toTable: (r, objects, opts) => toTable(r, objects, {
+      ...(opts.includeObject ? { includeObject: opts.includeObject as 'None' | 'Object' | 'Metadata' } : {}),
+      ...(opts.noHeaders ? { noHeaders: true } : {}),
+      listMeta: { ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}), ...(opts.continue ? { continue: opts.continue } : {}) },
+      now: clock.now(),
+    }),
+  };
+
+  const app = Fastify({
+    loggerInstance: o.logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: MAX_REQUEST_BODY_BYTES,
+    forceCloseConnections: true,
+    // kubectl sends `?timeout=32s` and similar; and URLs may carry encoded slashes in names.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  // One catch-all parser: the handler decodes by media type so that every failure is a Status.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_REQUEST_BODY_BYTES }, (_req, body, done) => done(null, body));
+
+  app.decorateRequest('requestInfo', null as never);
+  app.decorateRequest('user', null as never);
+
+  app.setErrorHandler((err, _req, reply) => {
+    const apiErr = toApiError(err);
+    if (apiErr.code >= 500) o.logger.error({ err }, 'Request failed');
+    return sendError(reply, apiErr);
+  });
+  app.setNotFoundHandler((_req, reply) => sendError(reply, notFoundError()));
+
+  // Stage 1 and 2: authentication, authorization.
+  app.addHook('onRequest', async (req, reply) => {
+    // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
+    if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
+    req.requestInfo = parseRequestInfo(req.method, req.url);
+    (req as unknown as { startMs: number }).startMs = performance.now();
+    const user = await authenticate(authenticators, req.raw);
+    if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    req.user = user;
+    const info = req.requestInfo;
+    const attrs = info.resourceRequest
+      ? { user, verb: info.verb, resourceRequest: true, apiGroup: info.group, apiVersion: info.version, resource: info.resource,
+          subresource: info.subresource, namespace: info.namespace, name: info.name }
+      : { user, verb: info.verb, resourceRequest: false, path: info.path };
+    const decision = await authorize(authorizers, attrs);
+    if (!decision.allowed) return sendError(reply, forbiddenFor(info, user, decision.reason));
+    return undefined;
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const warnings = (req as unknown as { warnings?: string[] }).warnings;
+    if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const info = req.requestInfo;
+    if (!info) return;
+    const labels = info.resourceRequest
+      ? { verb: info.verb.toUpperCase(), resource: info.resource, subresource: info.subresource }
+      : { verb: info.method, resource: '', subresource: '' };
+    metrics.requestTotal.inc({ ...labels, code: String(reply.statusCode) });
+    const start = (req as unknown as { startMs?: number }).startMs;
+    if (start !== undefined) metrics.requestDuration.observe(labels, (performance.now() - start) / 1000);
+  });
+
+  app.addHook('onClose', async () => { closing.abort(); });
+
+  // Health and metrics on the main port, as upstream serves them.
+  const isReady = async (): Promise<boolean> => {
+    try { await o.storage.currentResourceVersion(); return true; } catch { return false; }
+  };
+  const health = (check: () => Promise<boolean>) => async (_req: FastifyRequest, reply: FastifyReply) => {
+    const ok = await check();
+    return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(ok ? 'ok' : 'etcd check failed');
+  };
+  app.get('/healthz', health(isReady));
+  app.get('/livez', health(async () => true));
+  app.get('/readyz', health(isReady));
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+
+  registerDiscovery(app, { resources: SERVED_RESOURCES });
+  for (const p of o.plugins ?? []) await p(app);
+
+  const deps = {
+    registry, clock, metrics, table, unknownFields: o.unknownFields,
+    watchTimeoutSeconds: o.watchTimeoutSeconds ?? 1800, serverSignal: closing.signal,
+  };
+  const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const info = req.requestInfo;
+    if (!info.resourceRequest) throw notFoundError();
+    const rc: RequestContext = { user: req.user, dryRun: false, warnings: [] };
+    (req as unknown as { warnings: string[] }).warnings = rc.warnings;
+    return handleResourceRequest(deps, info, rc, req, reply);
+  };
+  for (const prefix of ['/api/*', '/apis/*']) {
+    app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resourceHandler });
+    app.route({ method: 'OPTIONS', url: prefix, handler: async () => { throw methodNotAllowedError(); } });
+  }
+
+  if (o.bootstrapNamespaces ?? true) {
+    app.addHook('onReady', async () => {
+      await ensureNamespaces(registry, clock, SYSTEM_NAMESPACES);
+    });
+  }
+
+  return Object.assign(app, { registry, metrics }) as FastifyInstance & { registry: Registry; metrics: ApiServerMetrics };
+}
+
+/** Creates the namespaces that must exist, tolerating another apiserver doing the same. */
+export async function ensureNamespaces(registry: Registry, _clock: Clock, names: readonly string[]): Promise<void> {
+  const store = registry.get(Namespaces)!;
+  const rc: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
+  for (const name of names) {
+    try {
+      await store.create(rc, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as KubeObject);
+    } catch (err) {
+      if (toApiError(err).reason !== 'AlreadyExists') throw err;
+    }
+  }
+}
+
+/** Upstream's authorization failure message. */
+function forbiddenFor(info: RequestInfo, user: UserInfo, reason: string) {
+  const why = reason ? `: ${reason}` : '';
+  if (!info.resourceRequest) {
+    return forbidden('', '', `User "${user.username}" cannot ${info.verb} path "${info.path}"${why}`);
+  }
+  const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const scope = info.namespace ? ` in the namespace "${info.namespace}"` : info.descriptor?.namespaced === false || !info.namespace ? ' at the cluster scope' : '';
+  const qualified = info.group ? `${info.resource}.${info.group}` : info.resource;
+  return forbidden(qualified, info.name, `User "${user.username}" cannot ${info.verb} resource "${res}" in API group "${info.group}"${scope}${why}`);
+}
+
