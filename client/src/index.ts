@@ -6,7 +6,7 @@ export * from './helpers.js';
 export * from './store.js';
 export * from './async-queue.js';
 export { formatMessage } from './format.js';
-export { labelSelectorMatcher, fieldSelectorMatcher, objectMatcher } from './selector-match.js';
+export { labelSelectorMatcher, objectMatcher } from './selector-match.js';
 export { jsonMergePatch, strategicMergePatch } from './merge-patch.js';
 export * from './kubeconfig.js';
 export * from './rest-clientset.js';

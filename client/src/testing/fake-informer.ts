@@ -31,7 +31,7 @@ export class FakeInformer<T extends KubeObject = KubeObject> implements SharedIn
   /** Whether obj falls in this informer's namespace and selectors. */
   matches(obj: KubeObject): boolean {
     if (this.options.namespace && obj.metadata.namespace !== this.options.namespace) return false;
-    return objectMatcher(this.options)(obj);
+    return this.resource ? objectMatcher(this.resource, this.options)(obj) : true;
   }
 
   addEventHandler(h: EventHandler<T>): void { this.handlers.push(h); }

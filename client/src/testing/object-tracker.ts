@@ -60,7 +60,7 @@ export class ObjectTracker {
   }
 
   list(r: ResourceDescriptor, namespace: string | undefined, o: { labelSelector?: string | undefined; fieldSelector?: string | undefined } = {}): { items: KubeObject[]; resourceVersion: string } {
-    const match = objectMatcher(o);
+    const match = objectMatcher(r, o);
     const items = [...this.bucket(r).entries()]
       .filter(([, s]) => !r.namespaced || !namespace || s.obj.metadata.namespace === namespace)
       .filter(([, s]) => match(s.obj))
@@ -182,7 +182,7 @@ export class ObjectTracker {
    */
   watch(r: ResourceDescriptor, namespace: string | undefined, o: { resourceVersion?: string | undefined; labelSelector?: string | undefined; fieldSelector?: string | undefined; signal?: AbortSignal | undefined } = {}): AsyncQueue<WatchEvent> {
     const q = new AsyncQueue<WatchEvent>();
-    const w: Watcher = { rk: qualifiedResource(r), namespace: r.namespaced ? namespace ?? '' : '', match: objectMatcher(o), q };
+    const w: Watcher = { rk: qualifiedResource(r), namespace: r.namespaced ? namespace ?? '' : '', match: objectMatcher(r, o), q };
     const from = o.resourceVersion;
     if (!from || from === '0') {
       for (const obj of this.list(r, namespace, o).items) q.push({ type: 'ADDED', object: obj });
