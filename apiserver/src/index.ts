@@ -1,3 +1,4 @@
+export { createApiServer, type ApiServerConfig, type ApiServerComponent } from './apiserver.js';
 export { buildApiServer, ensureNamespaces, SYSTEM_NAMESPACES, SERVED_RESOURCES, type ApiServerOptions } from './server.js';
 export { ApiServerMetrics } from './metrics.js';
 export type { Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions, Preconditions } from './storage/interfaces.js';

@@ -1,0 +1,102 @@
+/**
+ * createApiServer: the apiserver as a Component (listens, serves until the signal aborts).
+ * Storage is Etcd3Storage behind the Cacher, so watches are served from memory and etcd load
+ * does not grow with watchers. Several processes may run against one etcd (it is stateless).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Component, type Logger } from '@mk8s/component-base';
+import type { FastifyInstance } from 'fastify';
+import { buildApiServer, type ApiServerOptions } from './server.js';
+import type { Storage } from './storage/interfaces.js';
+import { Etcd3Storage } from './storage/etcd3-storage.js';
+import { Cacher } from './storage/cacher.js';
+
+export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
+  /** etcd client URLs. */
+  etcdServers: string[];
+  /** Addresses to listen on. @default ['127.0.0.1'] */
+  bindAddresses?: string[];
+  /** 0 picks a free port (shared by every bind address). @default 6443 */
+  port?: number;
+  logger?: Logger;
+  /** Use this storage instead of etcd (tests); not closed by the component. */
+  storage?: Storage;
+}
+
+export interface ApiServerComponent extends Component {
+  /** `http://host:port` of the first bind address; throws before ready. */
+  readonly url: string;
+  /** One URL per bind address; empty before ready. */
+  readonly urls: string[];
+  /** The fastify instance once running (for inject in tests); undefined before ready. */
+  readonly app: FastifyInstance | undefined;
+}
+
+export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
+  const log = cfg.logger ?? createLogger({ component: 'apiserver' });
+  let resolveReady!: () => void; let rejectReady!: (err: unknown) => void;
+  const ready = new Promise<void>((res, rej) => { resolveReady = res; rejectReady = rej; });
+  ready.catch(() => { /* surfaced by run() */ });
+  const urls: string[] = [];
+  let app: FastifyInstance | undefined;
+
+  return {
+    name: 'apiserver',
+    ready,
+    get url() {
+      if (urls.length === 0) throw new Error('apiserver is not listening yet');
+      return urls[0]!;
+    },
+    get urls() { return [...urls]; },
+    get app() { return app; },
+    async run(signal: AbortSignal): Promise<void> {
+      const ownStorage = !cfg.storage;
+      const storage = cfg.storage ?? new Cacher({
+        storage: new Etcd3Storage({ endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }) }),
+        logger: log.child({ component: 'cacher' }),
+      });
+      const extra: Server[] = [];
+      try {
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, ...opts } = cfg;
+        app = await buildApiServer({ ...opts, storage, logger: log });
+        const hosts = cfg.bindAddresses?.length ? cfg.bindAddresses : ['127.0.0.1'];
+        await app.listen({ host: hosts[0]!, port: cfg.port ?? 6443 });
+        const port = (app.server.address() as AddressInfo).port;
+        urls.push(urlOf(hosts[0]!, port));
+        for (const host of hosts.slice(1)) {
+          // Further addresses feed the same fastify instance (requests and upgrades).
+          const s = createServer();
+          const main = app.server;
+          s.on('request', (req, res) => main.emit('request', req, res));
+          s.on('upgrade', (req, socket, head) => main.emit('upgrade', req, socket, head));
+          await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, host, () => resolve()); });
+          extra.push(s);
+          urls.push(urlOf(host, port));
+        }
+        log.info({ urls, etcd: cfg.etcdServers }, 'Started serving');
+        resolveReady();
+      } catch (err) {
+        rejectReady(err);
+        await Promise.all(extra.map((s) => closeServer(s)));
+        await app?.close().catch(() => undefined);
+        if (ownStorage) await storage.close().catch(() => undefined);
+        throw err;
+      }
+      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      for (const s of extra) s.closeAllConnections();
+      await Promise.all(extra.map((s) => closeServer(s)));
+      await app.close();
+      if (ownStorage) await storage.close();
+      log.info('Stopped serving');
+    },
+  };
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function closeServer(s: Server): Promise<void> {
+  return new Promise((resolve) => s.close(() => resolve()));
+}

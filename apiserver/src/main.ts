@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+/**
+ * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
+ * [--port=6443] [--log-level=info]`.
+ */
+import { parseArgs } from 'node:util';
+import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
+import { createApiServer } from './apiserver.js';
+
+const splitList = (vs: readonly string[]): string[] => vs.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+
+async function main(): Promise<void> {
+  // parseArgs directly: --bind-address may be repeated, which parseFlags does not model.
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      'etcd-servers': { type: 'string' },
+      'bind-address': { type: 'string', multiple: true },
+      'port': { type: 'string' },
+      'secure-port': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const env = (k: string) => process.env[`MK8S_${k.replace(/-/g, '_').toUpperCase()}`];
+  const etcd = splitList([values['etcd-servers'] ?? env('etcd-servers') ?? 'http://127.0.0.1:2379']);
+  const bind = splitList(values['bind-address'] ?? (env('bind-address') ? [env('bind-address')!] : ['127.0.0.1']));
+  const port = Number(values['port'] ?? values['secure-port'] ?? env('port') ?? 6443);
+  const logger = createLogger({ component: 'apiserver', level: values['log-level'] ?? env('log-level') ?? 'info' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port ${String(port)}`);
+  const signal = setupSignalHandler();
+  await runComponents(signal, [createApiServer({ etcdServers: etcd, bindAddresses: bind, port, logger })]);
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
