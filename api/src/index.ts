@@ -9,3 +9,4 @@ export * from './selectors/fields.js';
 export * from './quantity.js';
 export * from './defaults/index.js';
 export * from './validation/index.js';
+export * from './patch/index.js';
