@@ -276,4 +276,52 @@ describe('resource CRUD', () => {
     assert.match(res.json().metadata.resourceVersion, /^\d+$/);
     assert.equal(res.json().rows[0].object.kind, 'PartialObjectMetadata');
   });
+
+  test('fieldValidation Strict rejects unknown fields; Warn sends a Warning header', async (t) => {
+    const { app } = await setup(t);
+    const strict = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict', payload: { ...deployment('s'), spec: { ...deployment('s').spec, foo: 1 } } });
+    assert.equal(strict.statusCode, 400, strict.body);
+    assert.equal(strict.json().message, 'strict decoding error: unknown field "spec.foo"');
+    const warn = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn', payload: { ...deployment('w'), spec: { ...deployment('w').spec, foo: 1 } } });
+    assert.equal(warn.statusCode, 201, warn.body);
+    assert.match(String(warn.headers['warning']), /^299 - "unknown field \\"spec.foo\\""$/);
+  });
+
+  test('invalid objects answer 422 with causes', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('neg', -1) });
+    assert.equal(res.statusCode, 422, res.body);
+    const body = res.json();
+    assert.equal(body.reason, 'Invalid');
+    assert.ok(body.details.causes.some((c: { field: string }) => c.field === 'spec.replicas'), res.body);
+    assert.match(body.message, /^Deployment.apps "neg" is invalid: /);
+  });
+
+  test('apply-patch+yaml creates a missing object, then merges', async (t) => {
+    const { app } = await setup(t);
+    const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: "1"\n';
+    const first = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/ssa?fieldManager=me', payload: yaml, headers: { 'content-type': 'application/apply-patch+yaml' } });
+    assert.equal(first.statusCode, 201, first.body);
+    const second = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/ssa?fieldManager=me', payload: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { b: '2' } }), headers: { 'content-type': 'application/apply-patch+yaml' } });
+    assert.equal(second.statusCode, 200, second.body);
+    assert.deepEqual(second.json().data, { a: '1', b: '2' });
+  });
+
+  test('eviction deletes a pod gracefully', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('e', { spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } }) });
+    const res = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods/e/eviction', payload: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'e', namespace: 'default' }, deleteOptions: {} } });
+    assert.equal(res.statusCode, 201, res.body);
+    const p = (await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods/e' })).json();
+    assert.ok(p.metadata.deletionTimestamp);
+    const missing = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods/none/eviction', payload: { metadata: { name: 'none' } } });
+    assert.equal(missing.statusCode, 404);
+  });
+
+  test('legacy discovery and OpenAPI are served', async (t) => {
+    const { app } = await setup(t);
+    assert.equal((await app.inject({ method: 'GET', url: '/api/v1' })).json().kind, 'APIResourceList');
+    assert.equal((await app.inject({ method: 'GET', url: '/version' })).json().minor, '32');
+    assert.equal((await app.inject({ method: 'GET', url: '/openapi/v3' })).statusCode, 200);
+  });
 });

@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, Namespaces, RESOURCES, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, Namespaces, RESOURCES, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Storage } from './storage/interfaces.js';
@@ -18,6 +18,7 @@ import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } f
 import { ApiServerMetrics } from './metrics.js';
 import { registerDiscovery } from './discovery/index.js';
 import { toTable, wantsTable } from './printers/index.js';
+import { knownFieldsValidator, registerOpenApi } from './openapi/index.js';
 
 /** Namespaces the apiserver makes sure exist (upstream's system namespaces controller). */
 export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -38,8 +39,8 @@ export interface ApiServerOptions {
   bootstrapNamespaces?: boolean;
   /** Watches without timeoutSeconds end after this. @default 1800 */
   watchTimeoutSeconds?: number;
-  /** Unknown-field detection for fieldValidation (Strict/Warn); none = every field is accepted. */
-  unknownFields?: UnknownFieldsCheck;
+  /** Unknown-field detection for fieldValidation (Strict/Warn). @default the OpenAPI schemas; false = none */
+  unknownFields?: UnknownFieldsCheck | false;
   /** Server-side Table printing. @default the printers package */
   table?: TableConvertor | false;
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
@@ -78,6 +79,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   registry = createRegistry({
     storage: o.storage, clock, admission: [lifecycle, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
+    validator: (r, obj, old) => validateObject(r, obj, old),
   });
   const table: TableConvertor | undefined = o.table === false ? undefined : o.table ?? {
     wantsTable,
@@ -165,10 +167,17 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
   registerDiscovery(app, { resources: SERVED_RESOURCES });
+  registerOpenApi(app, { resources: SERVED_RESOURCES });
   for (const p of o.plugins ?? []) await p(app);
 
+  const knownFields = new Map<ResourceDescriptor, (obj: unknown) => string[]>();
+  const unknownFields: UnknownFieldsCheck | undefined = o.unknownFields === false ? undefined : o.unknownFields ?? ((r, obj) => {
+    let v = knownFields.get(r);
+    if (!v) { v = knownFieldsValidator(r); knownFields.set(r, v); }
+    return v(obj);
+  });
   const deps = {
-    registry, clock, metrics, table, unknownFields: o.unknownFields,
+    registry, clock, metrics, table, unknownFields,
     watchTimeoutSeconds: o.watchTimeoutSeconds ?? 1800, serverSignal: closing.signal,
   };
   const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {

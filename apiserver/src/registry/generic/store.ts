@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  ApiError, apiVersionOf, errors, qualifiedResource, registryPrefix,
-  type DeleteOptions, type FieldError, type KubeList, type KubeObject, type ResourceDescriptor, type StatusCause, type WatchEvent,
+  ApiError, apiVersionOf, errors, invalidError, qualifiedResource, registryPrefix,
+  type DeleteOptions, type FieldError, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { Storage, StorageListOptions, StorageWatchOptions } from '../../storage/interfaces.js';
@@ -259,7 +259,7 @@ export class Store {
     const rv = candidate.metadata.resourceVersion;
     if (hasResourceVersion && rv !== cm.resourceVersion) throw errors.conflict(this.qualified, cm.name);
     if (!rv && this.strategy.allowUnconditionalUpdate === false) {
-      throw this.invalid(cm.name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update' }]);
+      throw invalidError(this.resource, cm.name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update' }]);
     }
     if (candidate.metadata.uid && candidate.metadata.uid !== cm.uid) {
       throw new ApiError('Conflict', `Precondition failed: UID in precondition: ${candidate.metadata.uid}, UID in object meta: ${cm.uid}`,
@@ -294,7 +294,7 @@ export class Store {
       if (cm.deletionTimestamp) {
         const added = (nm.finalizers ?? []).filter((f) => !(cm.finalizers ?? []).includes(f));
         if (added.length > 0) {
-          throw this.invalid(cm.name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
+          throw invalidError(this.resource, cm.name, [{ type: 'FieldValueForbidden', field: 'metadata.finalizers',
             message: `metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}` }]);
         }
       }
@@ -461,11 +461,7 @@ export class Store {
     }
     if (old) errs.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
     else errs.push(...(this.strategy.validate?.(obj) ?? []));
-    if (errs.length > 0) throw this.invalid(obj.metadata.name ?? '', errs.map((e) => ({ reason: e.type, message: e.message, field: e.field })));
-  }
-
-  private invalid(name: string, causes: StatusCause[]): ApiError {
-    return errors.invalid(this.resource.kind, this.resource.group, name, causes);
+    if (errs.length > 0) throw invalidError(this.resource, obj.metadata.name ?? '', errs);
   }
 
   private preconditionFailed(name: string, message: string): ApiError {

@@ -1,4 +1,4 @@
-import { Pods, type FieldError, type KubeObject } from '@mk8s/api';
+import { Pods, type KubeObject } from '@mk8s/api';
 import type { RestStrategy } from '../../generic/strategy.js';
 
 type Obj = Record<string, unknown>;
@@ -22,32 +22,11 @@ export function podQOSClass(pod: KubeObject): 'BestEffort' | 'Burstable' | 'Guar
   return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
-/** Spec fields a pod update may change (upstream ValidatePodUpdate). */
-function mutableSpecView(spec: Obj): Obj {
-  const copy = structuredClone(spec);
-  for (const list of ['containers', 'initContainers'] as const) {
-    const cs = copy[list] as Obj[] | undefined;
-    if (Array.isArray(cs)) for (const c of cs) delete c['image'];
-  }
-  delete copy['activeDeadlineSeconds'];
-  delete copy['tolerations'];
-  delete copy['terminationGracePeriodSeconds'];
-  return copy;
-}
-
 export const podStrategy: RestStrategy = {
   resource: Pods,
   returnDeletedObject: true,
   prepareForCreate(pod) {
     pod['status'] = { phase: 'Pending', qosClass: podQOSClass(pod) };
-  },
-  validateUpdate(next, prev): FieldError[] {
-    const a = mutableSpecView(asObj(next['spec'])); const b = mutableSpecView(asObj(prev['spec']));
-    if (JSON.stringify(sortKeys(a)) !== JSON.stringify(sortKeys(b))) {
-      return [{ type: 'FieldValueForbidden', field: 'spec',
-        message: 'spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)' }];
-    }
-    return [];
   },
   prepareForStatusUpdate(next, prev) {
     // The kubelet may not move a pod between nodes through status.
@@ -63,9 +42,3 @@ export const podStrategy: RestStrategy = {
     return typeof t === 'number' && t >= 0 ? t : 30;
   },
 };
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Obj)[k])]));
-}
