@@ -84,7 +84,7 @@ const PATCH_META: Record<string, { strategy: string; key?: string }> = {
 const ALIASES: Record<string, Schema> = {
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time': { type: 'string', format: 'date-time' },
   'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': { type: 'string', format: 'date-time' },
-  'io.k8s.apimachinery.pkg.api.resource.Quantity': { type: 'string' },
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
 };
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -146,7 +146,8 @@ function typeSchema(mod: string, t: ts.TypeNode): Schema {
   if (ts.isUnionTypeNode(t)) {
     const kinds = new Set(t.types.map((x) => x.kind));
     if (kinds.has(ts.SyntaxKind.NumberKeyword) && kinds.has(ts.SyntaxKind.StringKeyword)) {
-      if (!(INT_OR_STRING in schemas)) schemas[INT_OR_STRING] = { type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true,
+      // oneOf without a top-level type, as upstream's v3 has it: `explain` then names the type IntOrString.
+      if (!(INT_OR_STRING in schemas)) schemas[INT_OR_STRING] = { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }],
         description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.' };
       return { allOf: [ref(INT_OR_STRING)] };
     }

@@ -19,6 +19,13 @@ function resolve(s: Schema | undefined): Schema | undefined {
   return cur;
 }
 
+/**
+ * Strategic-merge-patch directives: never fields, so a validator run over an SMP body (rather than
+ * the patched result) must not report them.
+ */
+const isPatchDirective = (k: string): boolean =>
+  k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/') || k.startsWith('$deleteFromPrimitiveList/');
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function walk(schema: Schema | undefined, value: unknown, path: string, out: string[]): void {
@@ -34,6 +41,7 @@ function walk(schema: Schema | undefined, value: unknown, path: string, out: str
   const join = (k: string) => (path ? `${path}.${k}` : k);
   if (props) {
     for (const [k, v] of Object.entries(value)) {
+      if (isPatchDirective(k)) continue;
       const p = props[k];
       if (!p) out.push(join(k));
       else walk(p, v, join(k), out);
@@ -42,7 +50,7 @@ function walk(schema: Schema | undefined, value: unknown, path: string, out: str
   }
   const additional = s['additionalProperties'];
   if (additional && typeof additional === 'object') {
-    for (const [k, v] of Object.entries(value)) walk(additional as Schema, v, join(k), out);
+    for (const [k, v] of Object.entries(value)) if (!isPatchDirective(k)) walk(additional as Schema, v, join(k), out);
   }
 }
 

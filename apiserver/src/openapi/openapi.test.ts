@@ -140,6 +140,9 @@ describe('knownFieldsValidator', () => {
     { name: 'unknown metadata field', r: ConfigMaps, obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labelz: {} }, data: { any: 'key' } }, want: ['metadata.labelz'] },
     { name: 'map keys are free, int-or-string accepts both', r: Services, obj: { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' },
       spec: { selector: { whatever: 'x' }, ports: [{ port: 80, targetPort: 'http' }, { port: 81, targetPort: 8080 }] } }, want: [] },
+    { name: 'strategic-merge-patch directives are not fields', r: Deployments, obj: { spec: { template: { spec: {
+      '$setElementOrder/containers': [{ name: 'nginx' }], containers: [{ name: 'nginx', $patch: 'delete', '$deleteFromPrimitiveList/args': ['x'] }], $retainKeys: ['containers'] } } } },
+      want: [] },
     { name: 'node status', r: Nodes, obj: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' },
       status: { capacity: { cpu: '2' }, nodeInfo: { kubeletVersion: 'v1', bogus: 1 } } }, want: ['status.nodeInfo.bogus'] },
   ];

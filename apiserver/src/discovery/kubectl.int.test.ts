@@ -1,0 +1,125 @@
+/**
+ * The real kubectl 1.32 against the real apiserver over a real (one-member) etcd: the wire surface
+ * discovery, OpenAPI and Table printing give kubectl. Each kubectl run gets a fresh --cache-dir,
+ * so nothing is served from a stale discovery or OpenAPI cache.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestApiServer, type TestApiServer } from '../testing/index.js';
+
+let dir = '';
+let kubeconfig = '';
+let server: TestApiServer | undefined;
+
+interface Run { code: number; stdout: string; stderr: string }
+
+/** Runs kubectl asynchronously (the apiserver lives in this process) with a fresh cache dir. */
+function kubectl(...args: string[]): Promise<Run> {
+  const cache = mkdtempSync(join(dir, 'cache-'));
+  return new Promise((resolve) => {
+    execFile('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', cache, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+const ok = (r: Run): string => { assert.equal(r.code, 0, `kubectl failed:\n${r.stderr}\n${r.stdout}`); return r.stdout; };
+const file = (name: string, body: unknown): string => { const p = join(dir, name); writeFileSync(p, JSON.stringify(body)); return p; };
+const deployment = (image: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: { app: 'web' } },
+  spec: {
+    replicas: 2, selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image, ports: [{ containerPort: 80 }], ...extra }] } },
+  },
+});
+
+describe('kubectl against discovery, OpenAPI and Table printing', () => {
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mk8s-kubectl-'));
+    server = await startTestApiServer({ etcdMembers: 1 });
+    kubeconfig = server.kubeconfigPath;
+  });
+  after(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('version: the server reports 1.32', async () => {
+    const v = JSON.parse(ok(await kubectl('version', '-o', 'json')));
+    assert.equal(v.serverVersion.major, '1');
+    assert.equal(v.serverVersion.minor, '32');
+    assert.equal(v.serverVersion.gitVersion, 'v1.32.0-mk8s');
+  });
+
+  test('api-resources lists short names, groups, scope and kinds', async () => {
+    const out = ok(await kubectl('api-resources', '--no-headers'));
+    const rows = out.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    const find = (name: string) => rows.find((r) => r[0] === name);
+    assert.deepEqual(find('pods'), ['pods', 'po', 'v1', 'true', 'Pod']);
+    assert.deepEqual(find('deployments'), ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment']);
+    assert.deepEqual(find('nodes'), ['nodes', 'no', 'v1', 'false', 'Node']);
+    assert.deepEqual(find('leases'), ['leases', 'coordination.k8s.io/v1', 'true', 'Lease']);
+    const all = ok(await kubectl('api-resources', '--categories=all', '-o', 'name')).trim().split('\n');
+    assert.deepEqual(all, ['pods', 'services', 'deployments.apps', 'replicasets.apps']);
+  });
+
+  test('create -f with default (strict) validation, and unknown fields are refused', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p1', labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    assert.match(ok(await kubectl('create', '-f', file('pod.json', pod))), /pod\/p1 created/);
+    const bad = { ...pod, metadata: { name: 'p2' }, spec: { ...pod.spec, foo: 1 } };
+    const r = await kubectl('create', '-f', file('bad.json', bad));
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /unknown field "spec\.foo"/);
+  });
+
+  test('get pods -o wide prints the upstream columns', async () => {
+    const out = ok(await kubectl('get', 'pods', '-o', 'wide'));
+    const [header, row] = out.split('\n');
+    assert.deepEqual(header!.split(/\s{2,}/), ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
+    assert.match(row!, /^p1\s+0\/1\s+Pending\s+0\s+\d+s\s+<none>\s+<none>\s+<none>\s+<none>\s*$/);
+    const labels = ok(await kubectl('get', 'pods', '-A', '--show-labels'));
+    assert.match(labels, /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+LABELS/);
+    assert.match(labels, /default\s+p1\s+.*app=x/);
+    const sorted = ok(await kubectl('get', 'pods', '--sort-by=.metadata.name', '-o', 'name'));
+    assert.equal(sorted.trim(), 'pod/p1');
+  });
+
+  test('apply twice: created, then configured with a patch computed from our OpenAPI schemas', async () => {
+    const r1 = await kubectl('apply', '-f', file('d1.json', deployment('nginx:1.25')));
+    assert.match(ok(r1), /deployment.apps\/web created/);
+    const r2 = await kubectl('apply', '-f', file('d2.json', deployment('nginx:1.26', { env: [{ name: 'A', value: '1' }] })));
+    assert.match(ok(r2), /deployment.apps\/web configured/);
+    assert.doesNotMatch(r2.stderr, /error calculating patch/);
+    const r3 = await kubectl('apply', '-f', file('d3.json', deployment('nginx:1.26', { env: [{ name: 'A', value: '1' }] })));
+    assert.match(ok(r3), /deployment.apps\/web unchanged/);
+    const d = JSON.parse(ok(await kubectl('get', 'deploy', 'web', '-o', 'json')));
+    assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.26');
+    assert.deepEqual(d.spec.template.spec.containers[0].env, [{ name: 'A', value: '1' }]);
+    const wide = ok(await kubectl('get', 'deploy', '-o', 'wide'));
+    assert.match(wide, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR/);
+    assert.match(wide, /web\s+0\/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.26\s+app=web/);
+  });
+
+  test('get all expands the category', async () => {
+    const out = ok(await kubectl('get', 'all'));
+    assert.match(out, /pod\/p1/);
+    assert.match(out, /deployment.apps\/web/);
+  });
+
+  test('explain reads the schemas', async () => {
+    const spec = ok(await kubectl('explain', 'pod.spec'));
+    assert.match(spec, /KIND:\s+Pod/);
+    assert.match(spec, /VERSION:\s+v1/);
+    assert.match(spec, /containers\s+<\[\]Container> -required-/);
+    const containers = ok(await kubectl('explain', 'pod.spec.containers'));
+    assert.match(containers, /FIELD: containers <\[\]Container>/);
+    assert.match(containers, /image\s+<string>/);
+    const deploy = ok(await kubectl('explain', 'deployment.spec.strategy'));
+    assert.match(deploy, /GROUP:\s+apps/);
+  });
+});
