@@ -100,9 +100,19 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     const d = JSON.parse(ok(await kubectl('get', 'deploy', 'web', '-o', 'json')));
     assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.26');
     assert.deepEqual(d.spec.template.spec.containers[0].env, [{ name: 'A', value: '1' }]);
+    // Dropping a port and an env var from the manifest removes them: the three-way patch needs the
+    // merge keys (env by name, ports by containerPort) from our schemas.
+    const r4 = await kubectl('apply', '-f', file('d4.json', { ...deployment('nginx:1.26'), spec: { ...deployment('nginx:1.26').spec,
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.26' }, { name: 'side', image: 'busybox' }] } } } }));
+    assert.match(ok(r4), /deployment.apps\/web configured/);
+    assert.doesNotMatch(r4.stderr, /error calculating patch/);
+    const d4 = JSON.parse(ok(await kubectl('get', 'deploy', 'web', '-o', 'json')));
+    assert.deepEqual(d4.spec.template.spec.containers.map((c: { name: string }) => c.name), ['nginx', 'side']);
+    assert.equal(d4.spec.template.spec.containers[0].env, undefined);
+    assert.equal(d4.spec.template.spec.containers[0].ports, undefined);
     const wide = ok(await kubectl('get', 'deploy', '-o', 'wide'));
     assert.match(wide, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR/);
-    assert.match(wide, /web\s+0\/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.26\s+app=web/);
+    assert.match(wide, /web\s+0\/2\s+0\s+0\s+\S+\s+nginx,side\s+nginx:1\.26,busybox\s+app=web/);
   });
 
   test('get all expands the category', async () => {
@@ -121,5 +131,8 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     assert.match(containers, /image\s+<string>/);
     const deploy = ok(await kubectl('explain', 'deployment.spec.strategy'));
     assert.match(deploy, /GROUP:\s+apps/);
+    assert.match(ok(await kubectl('explain', 'svc.spec.ports.targetPort')), /FIELD: targetPort <IntOrString>/);
+    const recursive = ok(await kubectl('explain', 'pod', '--recursive'));
+    assert.match(recursive, /containerPort\s+<integer> -required-/);
   });
 });
