@@ -10,3 +10,4 @@ export * from './quantity.js';
 export * from './defaults/index.js';
 export * from './validation/index.js';
 export * from './patch/index.js';
+export * from './equality.js';

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { child, duplicate, forbidden, GoRepr, goQuote, index as idx, invalid, key as keyPath, notSupported, required, tooLong, type FieldError } from './field.js';
 import { deepEqual, validateImmutableField, validateLabels } from './meta.js';
-import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortName, isValidPortNum } from './names.js';
+import { isConfigMapKey, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidPortNum } from './names.js';
 import { PORT_PROTOCOLS, validatePortNumOrName } from './pod.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -250,7 +250,6 @@ export function validateEventFields(ev: unknown): FieldError[] {
   const ns = e.metadata?.namespace ?? '';
   const ions = e.involvedObject?.namespace ?? '';
   if (ions && ns && ions !== ns) errs.push(invalid('involvedObject.namespace', ions, 'does not match event.namespace'));
-  if (e.type && !['Normal', 'Warning'].includes(e.type)) errs.push(notSupported('type', e.type, ['Normal', 'Warning']));
   if (typeof e.count === 'number' && e.count < 0) errs.push(invalid('count', e.count, 'must be greater than or equal to 0'));
   return errs;
 }
@@ -301,7 +300,7 @@ export function validateEndpointSliceFields(es: unknown): FieldError[] {
   arr(e.ports).forEach((pt, i) => {
     const pp = idx('ports', i);
     const name = pt.name ?? '';
-    if (name) for (const m of isValidPortName(name).length && isDNS1123Label(name).length ? isDNS1123Label(name) : []) errs.push(invalid(child(pp, 'name'), name, m));
+    if (name) for (const m of isDNS1123Label(name)) errs.push(invalid(child(pp, 'name'), name, m));
     if (names.has(name)) errs.push(duplicate(child(pp, 'name'), name));
     names.add(name);
     if (pt.port !== undefined && pt.port !== null) for (const m of isValidPortNum(pt.port)) errs.push(invalid(child(pp, 'port'), pt.port, m));
