@@ -104,7 +104,11 @@ export function restConfigFromKubeConfig(cfg: KubeConfig, o: { context?: string;
   const rc: RestConfig = { server: cluster.server.replace(/\/+$/, ''), namespace: ctx?.namespace || 'default' };
   if (cluster['certificate-authority-data']) rc.ca = b64(cluster['certificate-authority-data']);
   else if (cluster['certificate-authority']) rc.ca = read(rel('cluster', clusterName, cluster['certificate-authority']));
-  if (cluster['insecure-skip-tls-verify']) rc.insecureSkipTlsVerify = true;
+  if (cluster['insecure-skip-tls-verify']) {
+    // As client-go: trusting a CA and skipping verification at once is a misconfiguration.
+    if (rc.ca) throw new Error('specifying a root certificates file with the insecure flag is not allowed');
+    rc.insecureSkipTlsVerify = true;
+  }
   if (cluster['tls-server-name']) rc.tlsServerName = cluster['tls-server-name'];
   if (user) {
     if (user.token) rc.token = user.token;
