@@ -66,3 +66,33 @@ describe('event recorder', () => {
     await r.flush();
   });
 });
+
+describe('event recorder correlation', () => {
+  test('many distinct messages for one reason collapse into one combined event', async () => {
+    const clock = new FakeClock();
+    const c = new FakeClientset({ clock });
+    const r = createEventRecorder({ client: c, component: 'kubelet', clock });
+    for (let i = 0; i < 12; i++) r.event(pod, 'Warning', 'Failed', `failure ${i}`);
+    await r.flush();
+    const items = (await c.resource(Events, 'ns1').list()).items as Ev[];
+    assert.equal(items.length, 10, '9 distinct + 1 combined');
+    const combined = items.find((e) => e.message.startsWith('(combined from similar events): '));
+    assert.ok(combined);
+    assert.equal(combined.count, 3);
+    assert.equal(combined.message, '(combined from similar events): failure 11');
+  });
+
+  test('spam filter: 25 events per object, then one per 5 minutes', async () => {
+    const clock = new FakeClock();
+    const c = new FakeClientset({ clock });
+    const r = createEventRecorder({ client: c, component: 'kubelet', clock });
+    for (let i = 0; i < 30; i++) r.event(pod, 'Normal', `R${i}`, 'm');
+    await r.flush();
+    assert.equal(c.actions().length, 25);
+    clock.step(300_000);
+    r.event(pod, 'Normal', 'Later', 'm');
+    r.event(pod, 'Normal', 'Later2', 'm');
+    await r.flush();
+    assert.equal(c.actions().length, 26);
+  });
+});

@@ -33,6 +33,12 @@ type InvolvedSource = Parameters<EventRecorder['event']>[0];
 interface Seen { name: string; namespace: string; count: number; firstTimestamp: string; lastSeen: number }
 
 const CACHE_SIZE = 4096;
+/** Upstream's EventSourceObjectSpamFilter: per source+object, 25 events, then one per 5 minutes. */
+const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 300_000;
+/** Upstream's EventAggregator: from the 10th distinct message with one reason in the window, combine. */
+const AGGREGATE_MAX_EVENTS = 10;
+const AGGREGATE_PREFIX = '(combined from similar events): ';
 const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** createEventRecorder returns a recorder writing through client. */
@@ -46,14 +52,42 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorderWithF
   let chain: Promise<void> = Promise.resolve();
   let queued = 0;
   let seq = 0n;
+  const spam = new Map<string, { tokens: number; last: number }>();
+  const similar = new Map<string, { messages: Set<string>; first: number }>();
 
-  async function write(obj: InvolvedSource, type: EventType, reason: string, message: string, now: number): Promise<void> {
+  /** True when the source+object bucket still has a token (events beyond it are dropped). */
+  function allow(objKey: string, now: number): boolean {
+    const b = spam.get(objKey) ?? { tokens: SPAM_BURST, last: now };
+    b.tokens = Math.min(SPAM_BURST, b.tokens + (now - b.last) / SPAM_REFILL_MS);
+    b.last = now;
+    spam.delete(objKey); spam.set(objKey, b);
+    if (spam.size > CACHE_SIZE) spam.delete(spam.keys().next().value!);
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
+
+  /** The message to write: after many distinct messages for one reason, they collapse into one event. */
+  function aggregate(aggKey: string, message: string, now: number): { message: string; combined: boolean } {
+    let rec = similar.get(aggKey);
+    if (!rec || now - rec.first >= windowMs) { rec = { messages: new Set(), first: now }; similar.set(aggKey, rec); }
+    if (similar.size > CACHE_SIZE) similar.delete(similar.keys().next().value!);
+    rec.messages.add(message);
+    return rec.messages.size >= AGGREGATE_MAX_EVENTS ? { message: AGGREGATE_PREFIX + message, combined: true } : { message, combined: false };
+  }
+
+  async function write(obj: InvolvedSource, type: EventType, reason: string, rawMessage: string, now: number): Promise<void> {
     const meta = obj.metadata ?? {};
+    const objKey = JSON.stringify([o.component, o.host ?? '', obj.kind, meta.namespace ?? '', meta.name, meta.uid ?? '', obj.apiVersion ?? '']);
+    if (!allow(objKey, now)) { log.debug({ reason, object: `${meta.namespace ?? ''}/${meta.name ?? ''}` }, 'Dropped event: too many for this object'); return; }
+    const agg = aggregate(`${objKey}|${type}|${reason}`, rawMessage, now);
+    const message = agg.message;
     const namespace = meta.namespace || 'default';
     const involvedObject = {
       kind: obj.kind, namespace: meta.namespace, name: meta.name, uid: meta.uid, apiVersion: obj.apiVersion, resourceVersion: meta.resourceVersion,
     };
-    const key = JSON.stringify([o.component, o.host ?? '', obj.kind, meta.namespace ?? '', meta.name, meta.uid ?? '', obj.apiVersion ?? '', type, reason, message]);
+    // A combined event is one record whatever its latest message: count it by reason alone.
+    const key = `${objKey}|${type}|${reason}|${agg.combined ? AGGREGATE_PREFIX : message}`;
     const events = o.client.resource(Events, namespace);
     const prev = seen.get(key);
     if (prev && now - prev.lastSeen < windowMs) {
