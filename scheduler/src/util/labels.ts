@@ -1,9 +1,8 @@
 /**
- * Label selectors as the scheduler needs them (apimachinery labels.Selector). Local until
- * @mk8s/api exports labelSelectorFromObject; the semantics follow metav1.LabelSelectorAsSelector:
- * an undefined selector matches nothing, an empty one matches everything.
+ * Label selectors for plugins: @mk8s/api's compiled selectors (metav1.LabelSelectorAsSelector
+ * semantics: undefined matches nothing, {} matches everything), narrowed to what plugins use.
  */
-import type { LabelSelector, LabelSelectorRequirement } from '@mk8s/api';
+import { labelSelectorFromObject as parseSelector, labelSelectorFromSet, nothing, type LabelSelector } from '@mk8s/api';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -14,41 +13,13 @@ export interface Selector {
   readonly empty: boolean;
 }
 
-export const EVERYTHING: Selector = { matches: () => true, empty: true };
-export const NOTHING: Selector = { matches: () => false, empty: false };
-
-function requirementMatches(r: LabelSelectorRequirement, labels: Labels): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
-  const v = labels[r.key];
-  switch (r.operator) {
-    case 'In': return has && (r.values ?? []).includes(v as string);
-    case 'NotIn': return !has || !(r.values ?? []).includes(v as string);
-    case 'Exists': return has;
-    case 'DoesNotExist': return !has;
-    default: throw new Error(`${r.operator} is not a valid label selector operator`);
-  }
-}
-
-/** Compiles a metav1.LabelSelector. */
+/**
+ * Compiles a metav1.LabelSelector. The apiserver validated it already; should an invalid one slip
+ * through, it selects nothing rather than failing the whole scheduling cycle.
+ */
 export function labelSelectorFromObject(sel: LabelSelector | undefined | null): Selector {
-  if (!sel) return NOTHING;
-  const ml = Object.entries(sel.matchLabels ?? {});
-  const me = sel.matchExpressions ?? [];
-  if (ml.length === 0 && me.length === 0) return EVERYTHING;
-  return {
-    empty: false,
-    matches(labels) {
-      const l = labels ?? {};
-      for (const [k, v] of ml) if (l[k] !== v) return false;
-      for (const r of me) if (!requirementMatches(r, l)) return false;
-      return true;
-    },
-  };
+  try { return parseSelector(sel); } catch { return nothing(); }
 }
 
 /** A selector from a plain map (service selectors, nodeSelector): every pair must match; {} matches all. */
-export function selectorFromSet(set: Labels | undefined): Selector {
-  const entries = Object.entries(set ?? {});
-  if (entries.length === 0) return EVERYTHING;
-  return { empty: false, matches: (labels) => entries.every(([k, v]) => labels?.[k] === v) };
-}
+export const selectorFromSet = (set: Labels | undefined): Selector => labelSelectorFromSet(set);
