@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setMaxListeners } from 'node:events';
-import { isAlreadyExists, type KubeObject } from '@mk8s/api';
+import { isAlreadyExists, isResourceExpired, type KubeObject } from '@mk8s/api';
 import { startEtcdCluster, type EtcdCluster } from '../testing/etcd-cluster.js';
 import { take } from '../testing/storage-conformance.js';
 import { Etcd3Storage } from './etcd3-storage.js';
@@ -100,6 +100,64 @@ describe('Cacher on etcd', () => {
     } finally {
       ctl.abort();
       await storage.close();
+      await writer.close();
+      if (killed >= 0) await etcd.restart(killed);
+    }
+  });
+
+  test('API watchers keep receiving every event when the member under the cache is killed', async () => {
+    await waitFor(async () => sum(await etcdWatchers()) === 0, 'earlier watchers to go away');
+    const storage = new Etcd3Storage({ endpoints: etcd.endpoints, watchBackoffMs: [50, 500] });
+    const writer = new Etcd3Storage({ endpoints: etcd.endpoints });
+    const cacher = new Cacher({ storage, progressIntervalMs: 0 });
+    const ctl = new AbortController();
+    const ns = `c${Date.now()}`;
+    let killed = -1;
+    try {
+      await cacher.warm(`/registry/pods/${ns}/`);
+      const rv = await writer.currentResourceVersion();
+      const watchers = Array.from({ length: 5 }, () => cacher.watch(`/registry/pods/${ns}/`, { resourceVersion: rv, signal: ctl.signal }));
+      await waitFor(async () => sum(await etcdWatchers()) === 1, 'the cache watch to register');
+      killed = (await etcdWatchers()).findIndex((c) => c === 1);
+      await etcd.kill(killed);
+      const n = 20;
+      for (let i = 0; i < n; i++) await createRetrying(writer, `/registry/pods/${ns}/p${i}`, pod(`p${i}`, ns));
+      const want = Array.from({ length: n }, (_, i) => `ADDED p${i}`);
+      for (const w of watchers) assert.deepEqual((await take(w, n, 60_000)).map(describeEv), want);
+      assert.equal(storage.stats.watchesStarted, 1, 'one logical watch, reconnected inside Etcd3Storage');
+    } finally {
+      ctl.abort();
+      await cacher.close();
+      await writer.close();
+      if (killed >= 0) await etcd.restart(killed);
+    }
+  });
+
+  test('when etcd compacted past the cache while its watch was down, the cache relists and watchers get Expired', async () => {
+    await waitFor(async () => sum(await etcdWatchers()) === 0, 'earlier watchers to go away');
+    // A long reconnect backoff leaves a window to write and compact while the watch is down.
+    const storage = new Etcd3Storage({ endpoints: etcd.endpoints, watchBackoffMs: [3_000, 3_000] });
+    const writer = new Etcd3Storage({ endpoints: etcd.endpoints });
+    const cacher = new Cacher({ storage, progressIntervalMs: 0, retryBackoffMs: [50, 500] });
+    const ctl = new AbortController();
+    const ns = `x${Date.now()}`;
+    let killed = -1;
+    try {
+      await cacher.warm(`/registry/pods/${ns}/`);
+      await createRetrying(writer, `/registry/pods/${ns}/before`, pod('before', ns));
+      const w = cacher.watch(`/registry/pods/${ns}/`, { signal: ctl.signal });
+      assert.deepEqual((await take(w, 1)).map(describeEv), ['ADDED before']);
+      await waitFor(async () => sum(await etcdWatchers()) === 1, 'the cache watch to register');
+      killed = (await etcdWatchers()).findIndex((c) => c === 1);
+      await etcd.kill(killed);
+      for (let i = 0; i < 3; i++) await createRetrying(writer, `/registry/pods/${ns}/p${i}`, pod(`p${i}`, ns));
+      await writer.compact(await writer.currentResourceVersion());
+      await assert.rejects(take(w, 10, 60_000), isResourceExpired);
+      const fresh = cacher.watch(`/registry/pods/${ns}/`, { signal: ctl.signal });
+      assert.deepEqual((await take(fresh, 4, 60_000)).map(describeEv).sort(), ['ADDED before', 'ADDED p0', 'ADDED p1', 'ADDED p2']);
+    } finally {
+      ctl.abort();
+      await cacher.close();
       await writer.close();
       if (killed >= 0) await etcd.restart(killed);
     }

@@ -47,6 +47,8 @@ export class Etcd3Storage implements Storage {
     this.client = opts.client ?? new Etcd3({
       hosts: opts.endpoints ?? ['http://127.0.0.1:2379'],
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+      // The apiserver's etcd client keepalive (30 s / 10 s): a hung member must not hold a watch forever.
+      grpcOptions: { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000 },
     });
     this.log = opts.logger ?? silentLogger();
     this.clock = opts.clock ?? realClock;
