@@ -172,7 +172,7 @@ async function handleScale(deps: HandlerDeps, store: Store, info: ResourceReques
     const currentScale = scaleOf(current);
     let desired: unknown;
     if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
-    else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']));
+    else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']), { group: 'autoscaling', resource: 'scale' });
     const rv = ((desired as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion);
     precondition = rv && info.verb === 'update' ? rv : undefined;
     const replicas = desiredReplicas(desired, name);
