@@ -168,3 +168,18 @@ describe('runWorkers', () => {
     await run;
   });
 });
+
+describe('worker metrics', () => {
+  test('counts reconciles by result on a prom-client registry', async () => {
+    const { Registry } = await import('prom-client');
+    const { newWorkerMetrics } = await import('./worker-metrics.js');
+    const reg = new Registry();
+    const m = newWorkerMetrics(reg);
+    assert.equal(newWorkerMetrics(reg) !== undefined, true, 'idempotent per registry');
+    m.observeReconcile({ controller: 'rs', result: 'success', durationMs: 3 });
+    m.observeReconcile({ controller: 'rs', result: 'terminal', durationMs: 3 });
+    const text = await reg.metrics();
+    assert.match(text, /controller_runtime_reconcile_total\{controller="rs",result="success"\} 1/);
+    assert.match(text, /controller_runtime_terminal_reconcile_errors_total\{controller="rs"\} 1/);
+  });
+});

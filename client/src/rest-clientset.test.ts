@@ -112,6 +112,33 @@ describe('RestClientset', () => {
   });
 });
 
+describe('RestClientset retries and streams', () => {
+  test('retries after Retry-After on 429, then succeeds', async () => {
+    const agent = new MockAgent(); agent.disableNetConnect();
+    const clock = new FakeClock();
+    const c = createClientset({ server: SERVER, dispatcher: agent, clock, qps: 0 });
+    const pool = agent.get(SERVER);
+    pool.intercept({ path: '/api/v1/nodes/n1', method: 'GET' }).reply(429, { kind: 'Status', reason: 'TooManyRequests', code: 429 }, { headers: { 'retry-after': '2', 'content-type': 'application/json' } });
+    pool.intercept({ path: '/api/v1/nodes/n1', method: 'GET' }).reply(200, { metadata: { name: 'n1' } }, JSON_HDR);
+    const p = c.resource(Nodes).get('n1');
+    for (let i = 0; i < 50 && clock.pending() === 0; i++) await new Promise((r) => setImmediate(r));
+    clock.step(2000);
+    assert.equal((await p).metadata.name, 'n1');
+  });
+  test('429 without Retry-After is an error', async () => {
+    const { pool, c } = setup();
+    pool.intercept({ path: '/api/v1/nodes/n1', method: 'GET' }).reply(429, { kind: 'Status', reason: 'TooManyRequests', code: 429, message: 'slow down' }, JSON_HDR);
+    await assert.rejects(c.resource(Nodes).get('n1'), (e) => (e as { reason: string }).reason === 'TooManyRequests');
+  });
+  test('streamRaw yields body text', async () => {
+    const { pool, c } = setup();
+    pool.intercept({ path: '/api/v1/namespaces/default/pods/a/log?follow=true', method: 'GET' }).reply(200, 'hello\nworld\n', { headers: { 'content-type': 'text/plain' } });
+    let text = '';
+    for await (const t of c.streamRaw('/api/v1/namespaces/default/pods/a/log', { query: { follow: true } })) text += t;
+    assert.equal(text, 'hello\nworld\n');
+  });
+});
+
 describe('watch decoder', () => {
   test('splits lines at any chunk boundary, including inside UTF-8 sequences', async () => {
     const text = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'ünïcødé-✓' } } }) + '\n' + JSON.stringify({ type: 'DELETED', object: { metadata: { name: 'b' } } }) + '\n';

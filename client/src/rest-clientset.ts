@@ -4,7 +4,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { ApiError, collectionPath, type ApiStatus, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
-import type { Clock, Logger } from '@mk8s/component-base';
+import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, WriteOptions } from './interfaces.js';
 import { loadKubeConfig, restConfigFromKubeConfig, type KubeConfig, type RestConfig } from './kubeconfig.js';
 import { TokenBucket } from './token-bucket.js';
@@ -39,6 +39,8 @@ export interface ClientsetOptions {
   dispatcher?: Dispatcher;
   clock?: Clock;
   logger?: Logger;
+  /** Retries of a request the server answered 429 (or 5xx) with Retry-After. @default 10 */
+  maxRetries?: number;
 }
 
 /** Options of a raw request. */
@@ -86,8 +88,12 @@ export class RestClientset implements Clientset {
   private readonly ownsDispatcher: boolean;
   private readonly bucket: TokenBucket;
   private readonly logger: Logger | undefined;
+  private readonly clock: Clock;
+  private readonly maxRetries: number;
 
   constructor(o: ClientsetOptions & { restConfig: RestConfig }) {
+    this.clock = o.clock ?? realClock;
+    this.maxRetries = o.maxRetries ?? 10;
     this.config = o.restConfig;
     this.namespace = o.restConfig.namespace;
     const name = o.userAgent ?? 'mk8s';
@@ -121,7 +127,28 @@ export class RestClientset implements Clientset {
    * rejects with ApiError (from the Status body) otherwise.
    */
   async requestRaw(req: RawRequest): Promise<RawResponse> {
-    await this.bucket.acquire(req.signal);
+    for (let attempt = 0; ; attempt++) {
+      await this.bucket.acquire(req.signal);
+      const res = await this.send(req);
+      // As client-go's checkWait: Retry-After means the server did not process the request.
+      const retryAfter = Number(res.headers['retry-after']);
+      const retriable = (res.statusCode === 429 || (res.statusCode >= 500 && res.statusCode <= 504)) && Number.isFinite(retryAfter) && retryAfter > 0;
+      if (retriable && attempt < this.maxRetries) {
+        await res.body.dump();
+        this.logger?.debug({ path: req.path, code: res.statusCode, retryAfter }, 'Retrying request after Retry-After');
+        await this.clock.sleep(retryAfter * 1000, req.signal);
+        continue;
+      }
+      if (res.statusCode >= 200 && res.statusCode < 300) return { statusCode: res.statusCode, headers: res.headers, body: res.body };
+      const text = await res.body.text().catch(() => '');
+      let status: Partial<ApiStatus> | undefined;
+      try { const parsed = JSON.parse(text) as Partial<ApiStatus>; if (parsed && parsed.kind === 'Status') status = parsed; } catch { /* not JSON */ }
+      this.logger?.debug({ method: req.method ?? 'GET', path: req.path, code: res.statusCode }, 'Request failed');
+      throw ApiError.fromStatus(status, res.statusCode, text.slice(0, 500) || undefined);
+    }
+  }
+
+  private async send(req: RawRequest): Promise<Dispatcher.ResponseData> {
     const url = new URL(this.config.server + req.path);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: 'application/json', ...req.headers };
@@ -140,12 +167,28 @@ export class RestClientset implements Clientset {
       dispatcher: this.dispatcher,
       ...(req.stream ? { bodyTimeout: 0 } : {}),
     });
-    if (res.statusCode >= 200 && res.statusCode < 300) return { statusCode: res.statusCode, headers: res.headers, body: res.body };
-    const text = await res.body.text().catch(() => '');
-    let status: Partial<ApiStatus> | undefined;
-    try { const parsed = JSON.parse(text) as Partial<ApiStatus>; if (parsed && parsed.kind === 'Status') status = parsed; } catch { /* not JSON */ }
-    this.logger?.debug({ method: req.method ?? 'GET', path: req.path, code: res.statusCode }, 'Request failed');
-    throw ApiError.fromStatus(status, res.statusCode, text.slice(0, 500) || undefined);
+    return res;
+  }
+
+  /**
+   * GET a path and yield its body as text chunks until the server ends it or the signal aborts
+   * (e.g. `pods/<name>/log?follow=true`).
+   */
+  async *streamRaw(path: string, o: { query?: Record<string, string | number | boolean | undefined>; signal?: AbortSignal } = {}): AsyncGenerator<string> {
+    const res = await this.requestRaw({ path, stream: true, ...o });
+    const dec = new TextDecoder();
+    try {
+      for await (const chunk of res.body) {
+        const text = dec.decode(chunk as Uint8Array, { stream: true });
+        if (text) yield text;
+      }
+      const rest = dec.decode();
+      if (rest) yield rest;
+    } catch (err) {
+      if (!o.signal?.aborted) throw err;
+    } finally {
+      if (!res.body.destroyed) res.body.destroy();
+    }
   }
 
   /** A JSON request: the parsed body, or the text when the response is not JSON. */
