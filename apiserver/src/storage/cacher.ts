@@ -51,7 +51,7 @@ export class Cacher implements Storage {
   constructor(private readonly opts: CacherOptions) {
     this.storage = opts.storage;
     this.prefixOf = opts.resourcePrefixOf ?? resourcePrefixOf;
-    this.clock = opts.clock ?? realClock;
+    this.clock = opts.clock ?? unrefClock;
     this.log = opts.logger ?? silentLogger();
     this.scheduleTick();
   }
@@ -209,3 +209,10 @@ export class Cacher implements Storage {
     }, interval);
   }
 }
+
+/** The wall clock, but its timers do not keep a process (a test that forgot close()) alive. */
+const unrefClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) { const t = setTimeout(fn, ms); t.unref(); return () => clearTimeout(t); },
+  sleep: (ms, signal) => realClock.sleep(ms, signal),
+};

@@ -1,6 +1,8 @@
 import type { KubeObject } from '@mk8s/api';
 import type { StorageEvent } from './interfaces.js';
 
+// Memoized per source event, so watchers with selectors share converted events (and their encoding).
+const startedMatching = new WeakMap<StorageEvent, StorageEvent>();
 const stoppedMatching = new WeakMap<StorageEvent, StorageEvent>();
 
 /**
@@ -19,9 +21,12 @@ export function filterWatchEvent(ev: StorageEvent, predicate: ((obj: KubeObject)
       const cur = predicate(ev.object);
       const prev = ev.prevObject ? predicate(ev.prevObject) : cur;
       if (cur && prev) return ev;
-      if (cur) return withKey({ type: 'ADDED', object: ev.object, resourceVersion: ev.resourceVersion }, ev);
+      if (cur) {
+        let add = startedMatching.get(ev);
+        if (!add) { add = withKey({ type: 'ADDED', object: ev.object, resourceVersion: ev.resourceVersion }, ev); startedMatching.set(ev, add); }
+        return add;
+      }
       if (prev && ev.prevObject) {
-        // Memoized: many watchers with the same selector share one converted event.
         let del = stoppedMatching.get(ev);
         if (!del) {
           const object = { ...ev.prevObject, metadata: { ...ev.prevObject.metadata, resourceVersion: ev.resourceVersion } };
@@ -38,4 +43,16 @@ export function filterWatchEvent(ev: StorageEvent, predicate: ((obj: KubeObject)
 function withKey(out: StorageEvent, from: StorageEvent): StorageEvent {
   if (from.key !== undefined) out.key = from.key;
   return out;
+}
+
+const encoded = new WeakMap<StorageEvent, string>();
+
+/**
+ * The wire form of a watch event, `{"type":…,"object":…}`, serialized once per event however many
+ * watchers send it (the Cacher hands the same event object to every watcher).
+ */
+export function encodeWatchEvent(ev: StorageEvent): string {
+  let s = encoded.get(ev);
+  if (s === undefined) { s = JSON.stringify({ type: ev.type, object: ev.object }); encoded.set(ev, s); }
+  return s;
 }
