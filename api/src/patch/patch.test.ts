@@ -267,6 +267,9 @@ describe('applyJsonPatch', () => {
     { name: 'replace', ops: [{ op: 'replace', path: '/spec/replicas', value: 3 }], check: (d: J) => assert.equal((d['spec'] as J)['replicas'], 3) },
     { name: 'add to list end', ops: [{ op: 'add', path: '/spec/list/-', value: 'y' }], check: (d: J) => assert.deepEqual((d['spec'] as J)['list'], ['x', 'y']) },
     { name: 'remove label (escaped path)', ops: [{ op: 'remove', path: '/metadata/labels/a' }], check: (d: J) => assert.deepEqual((d['metadata'] as J)['labels'], {}) },
+    { name: 'replace of a missing member adds it (evanphx v4)', ops: [{ op: 'replace', path: '/spec/nope', value: 1 }], check: (d: J) => assert.equal((d['spec'] as J)['nope'], 1) },
+    { name: 'test of a missing path against null passes (evanphx v4)', ops: [{ op: 'test', path: '/spec/nope', value: null }], check: (d: J) => assert.equal((d['spec'] as J)['nope'], undefined) },
+    { name: 'later ops see earlier ones', ops: [{ op: 'add', path: '/spec/m', value: {} }, { op: 'add', path: '/spec/m/k', value: 'v' }], check: (d: J) => assert.deepEqual((d['spec'] as J)['m'], { k: 'v' }) },
     { name: 'test then replace', ops: [{ op: 'test', path: '/spec/replicas', value: 1 }, { op: 'replace', path: '/spec/replicas', value: 2 }], check: (d: J) => assert.equal((d['spec'] as J)['replicas'], 2) },
   ];
   for (const tc of ok) {
@@ -278,8 +281,12 @@ describe('applyJsonPatch', () => {
   }
   const failing = [
     { name: 'failed test op', ops: [{ op: 'test', path: '/spec/replicas', value: 5 }], cause: 'testing value /spec/replicas failed: test failed' },
-    { name: 'replace missing path', ops: [{ op: 'replace', path: '/spec/nope', value: 1 }], cause: 'replace operation does not apply: doc is missing key: /spec/nope: missing value' },
-    { name: 'remove missing path', ops: [{ op: 'remove', path: '/spec/nope' }], cause: 'remove operation does not apply: doc is missing path: "/spec/nope": missing value' },
+    { name: 'replace below a missing parent', ops: [{ op: 'replace', path: '/spec/a/b', value: 1 }], cause: 'replace operation does not apply: doc is missing path: /spec/a/b: missing value' },
+    { name: 'remove missing key', ops: [{ op: 'remove', path: '/spec/nope' }], cause: "error in remove for path: '/spec/nope': Unable to remove nonexistent key: nope: missing value" },
+    { name: 'remove bad index', ops: [{ op: 'remove', path: '/spec/list/7' }], cause: "error in remove for path: '/spec/list/7': Unable to access invalid index: 7: invalid index referenced" },
+    { name: 'add below a missing parent', ops: [{ op: 'add', path: '/spec/x/y', value: 1 }], cause: 'add operation does not apply: doc is missing path: "/spec/x/y": missing value' },
+    { name: 'add at a bad index', ops: [{ op: 'add', path: '/spec/list/5', value: 1 }], cause: "error in add for path: '/spec/list/5': Unable to access invalid index: 5: invalid index referenced" },
+    { name: 'move from a missing key', ops: [{ op: 'move', from: '/spec/nope', path: '/spec/x' }], cause: "error in move for path: 'nope': Unable to remove nonexistent key: nope: missing value" },
     { name: 'unknown op', ops: [{ op: 'frob', path: '/spec' }], cause: 'Unexpected kind: frob' },
   ];
   for (const tc of failing) {
