@@ -79,19 +79,21 @@ class Informer<T extends KubeObject> implements SharedInformerWithStatus<T> {
     const stopResync = this.startResync(signal);
     let backoff = this.o.initialBackoffMs ?? 500;
     const maxBackoff = this.o.maxBackoffMs ?? 30_000;
+    let failures = 0;
     try {
       while (!signal.aborted) {
         try {
           await this.list(signal);
-          backoff = this.o.initialBackoffMs ?? 500;
-          await this.watchLoop(signal, () => { backoff = this.o.initialBackoffMs ?? 500; });
+          await this.watchLoop(signal, () => { backoff = this.o.initialBackoffMs ?? 500; failures = 0; });
         } catch (err) {
           if (isAbort(err, signal)) break;
+          failures++;
           if (isResourceExpired(err)) this.log.info({ rv: this.lastRv }, 'Watch expired, relisting');
           else this.log.warn({ err }, 'List/watch failed, relisting after backoff');
-          // Jitter spreads the relists of many informers after an apiserver restart.
-          const delay = isResourceExpired(err) ? 0 : Math.min(maxBackoff, backoff) * (1 + Math.random());
-          backoff = Math.min(maxBackoff, backoff * 2);
+          // A first 410 relists at once (the normal way to catch up); anything repeated backs off,
+          // with jitter to spread the relists of many informers after an apiserver restart.
+          const delay = isResourceExpired(err) && failures === 1 ? 0 : Math.min(maxBackoff, backoff) * (1 + Math.random());
+          if (delay > 0) backoff = Math.min(maxBackoff, backoff * 2);
           if (delay > 0) await this.clock.sleep(delay, signal).catch(() => undefined);
         }
       }
@@ -155,7 +157,8 @@ class Informer<T extends KubeObject> implements SharedInformerWithStatus<T> {
         events++;
         this.handle(ev);
       }
-      if (events > 0) onProgress();
+      // A watch that delivered events, or stayed open a while, proves the connection healthy.
+      if (events > 0 || this.clock.now() - started >= 1000) onProgress();
       // A watch that ends at once without events (a server going away) must not become a hot loop.
       if (events === 0 && this.clock.now() - started < 1000 && !signal.aborted) {
         await this.clock.sleep(this.o.initialBackoffMs ?? 500, signal).catch(() => undefined);
