@@ -19,6 +19,8 @@ async function main(): Promise<void> {
       'port': { type: 'string' },
       'secure-port': { type: 'string' },
       'log-level': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string' },
+      'service-node-port-range': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -29,8 +31,20 @@ async function main(): Promise<void> {
   const port = Number(values['port'] ?? values['secure-port'] ?? env('port') ?? 6443);
   const logger = createLogger({ component: 'apiserver', level: values['log-level'] ?? env('log-level') ?? 'info' });
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port ${String(port)}`);
+  const cidr = values['service-cluster-ip-range'] ?? env('service-cluster-ip-range');
+  const portRange = values['service-node-port-range'] ?? env('service-node-port-range');
+  let nodePorts: { base: number; size: number } | undefined;
+  if (portRange) {
+    const m = /^(\d+)-(\d+)$/.exec(portRange);
+    if (!m) throw new Error(`invalid --service-node-port-range ${portRange}`);
+    nodePorts = { base: Number(m[1]), size: Number(m[2]) - Number(m[1]) + 1 };
+  }
   const signal = setupSignalHandler();
-  await runComponents(signal, [createApiServer({ etcdServers: etcd, bindAddresses: bind, port, logger })]);
+  await runComponents(signal, [createApiServer({
+    etcdServers: etcd, bindAddresses: bind, port, logger,
+    ...(cidr ? { serviceClusterIPRange: cidr } : {}),
+    ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
+  })]);
 }
 
 main().then(() => process.exit(0), (err: unknown) => {

@@ -324,4 +324,41 @@ describe('resource CRUD', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/version' })).json().minor, '32');
     assert.equal((await app.inject({ method: 'GET', url: '/openapi/v3' })).statusCode, 200);
   });
+
+  test('services get a ClusterIP and node ports; explicit ones are exclusive; delete releases them', async (t) => {
+    const { app } = await setup(t);
+    const svc = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector: { app: name }, ports: [{ port: 80 }], ...spec } });
+    const a = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('a') });
+    assert.equal(a.statusCode, 201, a.body);
+    const ip = a.json().spec.clusterIP as string;
+    assert.match(ip, /^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
+    assert.deepEqual(a.json().spec.clusterIPs, [ip]);
+    const dns = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('dns', { clusterIP: '10.96.0.10' }) });
+    assert.equal(dns.json().spec.clusterIP, '10.96.0.10', dns.body);
+    const dup = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('dup', { clusterIP: '10.96.0.10' }) });
+    assert.equal(dup.statusCode, 422);
+    assert.match(dup.json().message, /provided IP is already allocated/);
+    const np = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('np', { type: 'NodePort' }) });
+    const port = np.json().spec.ports[0].nodePort as number;
+    assert.ok(port >= 30000 && port <= 32767, np.body);
+    const put = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/services/np', payload: svc('np', { type: 'NodePort' }) });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.equal(put.json().spec.ports[0].nodePort, port);
+    assert.equal(put.json().spec.clusterIP, np.json().spec.clusterIP);
+    const headless = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('h', { clusterIP: 'None' }) });
+    assert.equal(headless.json().spec.clusterIP, 'None');
+    await app.inject({ method: 'DELETE', url: '/api/v1/namespaces/default/services/dns' });
+    const again = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/services', payload: svc('dns2', { clusterIP: '10.96.0.10' }) });
+    assert.equal(again.statusCode, 201, again.body);
+  });
+
+  test('lists page with limit and continue', async (t) => {
+    const { app } = await setup(t);
+    for (const n of ['a', 'b', 'c']) await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: n } } });
+    const p1 = (await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/configmaps?limit=2' })).json();
+    assert.equal(p1.items.length, 2);
+    assert.ok(p1.metadata.continue);
+    const p2 = (await app.inject({ method: 'GET', url: `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(p1.metadata.continue)}` })).json();
+    assert.deepEqual(p2.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['c']);
+  });
 });

@@ -43,6 +43,10 @@ export interface ApiServerOptions {
   unknownFields?: UnknownFieldsCheck | false;
   /** Server-side Table printing. @default the printers package */
   table?: TableConvertor | false;
+  /** Service ClusterIP range. @default '10.96.0.0/12' */
+  serviceClusterIPRange?: string;
+  /** Service node port range. @default { base: 30000, size: 2768 } (30000-32767) */
+  serviceNodePortRange?: { base: number; size: number };
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -79,7 +83,11 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   registry = createRegistry({
     storage: o.storage, clock, admission: [lifecycle, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
-    validator: (r, obj, old) => validateObject(r, obj, old),
+    validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
+    services: {
+      ...(o.serviceClusterIPRange ? { serviceCidr: o.serviceClusterIPRange } : {}),
+      ...(o.serviceNodePortRange ? { nodePortRange: o.serviceNodePortRange } : {}),
+    },
   });
   const table: TableConvertor | undefined = o.table === false ? undefined : o.table ?? {
     wantsTable,

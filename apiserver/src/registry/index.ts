@@ -7,7 +7,8 @@ import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
-import { serviceStrategy } from './core/services/strategy.js';
+import { createServiceStrategy } from './core/services/strategy.js';
+import { ServiceAllocator, type ServiceAllocatorOptions } from './core/services/allocator.js';
 import { nodeStrategy } from './core/nodes/strategy.js';
 import {
   configMapStrategy, endpointSliceStrategy, endpointsStrategy, eventStrategy, leaseStrategy, priorityClassStrategy,
@@ -16,22 +17,32 @@ import {
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 
+/** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
-  podStrategy, namespaceStrategy, serviceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
+  podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
 export type Registry = Map<ResourceDescriptor, Store>;
 
-export function createRegistry(o: Omit<StoreOptions, 'strategy'>): Registry {
+export interface RegistryOptions extends Omit<StoreOptions, 'strategy'> {
+  /** Service IP range and node port range. */
+  services?: Omit<ServiceAllocatorOptions, 'storage'>;
+}
+
+export function createRegistry(o: RegistryOptions): Registry {
   const reg: Registry = new Map();
+  const { services, ...storeOpts } = o;
+  const allocator = new ServiceAllocator({ storage: o.storage, ...(services ?? {}) });
+  const strategies = [...STRATEGIES, createServiceStrategy(allocator)];
   for (const r of RESOURCES) {
-    const strategy = STRATEGIES.find((s) => s.resource === r) ?? { resource: r };
-    reg.set(r, new Store({ ...o, strategy }));
+    const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
+    reg.set(r, new Store({ ...storeOpts, strategy }));
   }
   return reg;
 }
 
 export { Store, type RequestContext, type ListParams, type WatchParams, type DeleteResult } from './generic/store.js';
 export type { RestStrategy, StrategyContext, UpdateTarget } from './generic/strategy.js';
+export { ServiceAllocator, type ServiceAllocatorOptions } from './core/services/allocator.js';

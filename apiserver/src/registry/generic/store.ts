@@ -167,9 +167,11 @@ export class Store {
       this.validateOrThrow(obj, undefined);
       await runValidatingAdmission(this.admission, this.attrs('CREATE', rc, obj, undefined, ''));
       if (rc.dryRun) return this.typed(obj);
+      const undo = await this.strategy.allocate?.(obj, undefined);
       try {
         return this.typed(await this.storage.create(this.key(namespace, m.name!), obj));
       } catch (err) {
+        await undo?.();
         if (generated && err instanceof ApiError && err.reason === 'AlreadyExists' && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw this.rewrite(err, m.name!);
       }
@@ -200,16 +202,26 @@ export class Store {
     hasResourceVersion: boolean): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(namespace, name);
     let created = false;
+    let previous: KubeObject | undefined;
+    let undo: (() => Promise<void>) | undefined;
+    const allocate = async (next: KubeObject, prev: KubeObject | undefined) => {
+      // A retried attempt first gives back what the superseded one reserved.
+      await undo?.();
+      undo = rc.dryRun ? undefined : await this.strategy.allocate?.(next, prev);
+      return next;
+    };
     const tryUpdate = async (current: KubeObject | undefined): Promise<KubeObject> => {
       if (!current) {
         if (!this.strategy.allowCreateOnUpdate || target !== 'main') throw errors.notFound(this.qualified, name);
         const next = await computeNext(undefined);
         created = true;
-        return this.prepareCreateOnUpdate(rc, namespace, next);
+        previous = undefined;
+        return allocate(await this.prepareCreateOnUpdate(rc, namespace, next), undefined);
       }
       created = false;
-      const next = await computeNext(this.typed(current));
-      return this.prepareUpdate(rc, this.typed(current), next, target, hasResourceVersion);
+      previous = this.typed(current);
+      const next = await computeNext(previous);
+      return allocate(await this.prepareUpdate(rc, previous, next, target, hasResourceVersion), previous);
     };
     if (rc.dryRun) {
       let current: KubeObject | undefined;
@@ -222,11 +234,14 @@ export class Store {
     try {
       written = await this.storage.guaranteedUpdate(key, tryUpdate, { ignoreNotFound: !!this.strategy.allowCreateOnUpdate && target === 'main' });
     } catch (err) {
+      await undo?.();
       throw this.rewrite(err, name);
     }
+    if (previous && this.strategy.release) await this.strategy.release(previous, written);
     if (!created && (this.strategy.shouldDeleteDuringUpdate ?? defaultShouldDeleteDuringUpdate)(written)) {
       try {
         const gone = await this.storage.delete(key, { preconditions: { uid: written.metadata.uid!, resourceVersion: written.metadata.resourceVersion! } });
+        await this.strategy.release?.(gone, undefined);
         return { object: this.typed(gone), created: false };
       } catch (err) {
         if (!(err instanceof ApiError && (err.reason === 'NotFound' || err.reason === 'Conflict'))) throw this.rewrite(err, name);
@@ -337,6 +352,7 @@ export class Store {
       if (marked === undefined) {
         try {
           const gone = await this.storage.delete(key, { preconditions: { uid: cm.uid!, resourceVersion: cm.resourceVersion! } });
+          await this.strategy.release?.(gone, undefined);
           return { object: this.typed(gone), deleted: true };
         } catch (err) {
           if (err instanceof ApiError && err.reason === 'Conflict' && attempt < 10) continue;

@@ -53,6 +53,14 @@ export interface RestStrategy {
    * it now, or 'unchanged' when it is already pending. Called with a copy of the current object. Absent: the generic finalizer/grace logic.
    */
   markForDeletion?(obj: KubeObject, ctx: StrategyContext): KubeObject | undefined | 'unchanged';
+  /**
+   * Reserves what the object holds outside itself (Service IPs and node ports) right before it
+   * is written; prev is the stored object on update. May fill fields of obj. Returns the undo the
+   * Store runs if the write does not happen. Not called for dry runs.
+   */
+  allocate?(obj: KubeObject, prev: KubeObject | undefined): Promise<(() => Promise<void>) | undefined>;
+  /** Frees what old held and next (undefined once deleted) no longer holds. Best effort. */
+  release?(old: KubeObject, next: KubeObject | undefined): Promise<void>;
   /** Whether an object an update just wrote must now be removed (last finalizer gone). */
   shouldDeleteDuringUpdate?(obj: KubeObject): boolean;
 }
