@@ -22,7 +22,12 @@ const DELETE_PRIMITIVE = '$deleteFromPrimitiveList/';
 
 const isMap = (v: unknown): v is JMap => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (msg: string) => new ApiError('BadRequest', msg);
-const render = (v: unknown) => JSON.stringify(v);
+/** Go's %v of a decoded JSON value, as upstream's error messages print patches (`map[a:1 b:[x y]]`). */
+function render(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(render).join(' ')}]`;
+  if (isMap(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${render(v[k])}`).join(' ')}]`;
+  return v === null ? '<nil>' : String(v);
+}
 
 /** Go interface{} equality for merge-key values (JSON scalars). */
 const sameKey = (a: unknown, b: unknown) => a === b;
@@ -90,10 +95,10 @@ function applyRetainKeys(original: JMap, patch: JMap): void {
   if (!(RETAIN_KEYS in patch)) return;
   const keys = patch[RETAIN_KEYS];
   delete patch[RETAIN_KEYS];
-  if (!Array.isArray(keys)) throw bad('invalid patch: the value of $retainKeys must be a list');
+  if (!Array.isArray(keys)) throw bad('invalid patch format of retainKeys');
   const retain = new Set<string>();
   for (const k of keys) {
-    if (typeof k !== 'string') throw bad('invalid patch: the value of $retainKeys must be a list of strings');
+    if (typeof k !== 'string') throw bad('invalid patch format of retainKeys');
     retain.add(k);
   }
   for (const k of Object.keys(original)) if (!retain.has(k)) delete original[k];
