@@ -5,6 +5,7 @@
  * grow with the number of watchers. Writes, gets and consistent lists go straight to the
  * underlying storage. Objects it hands out are shared and deep-frozen: copy before changing.
  */
+import { setMaxListeners } from 'node:events';
 import { ApiError, isResourceExpired, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
@@ -53,6 +54,7 @@ export class Cacher implements Storage {
     this.prefixOf = opts.resourcePrefixOf ?? resourcePrefixOf;
     this.clock = opts.clock ?? unrefClock;
     this.log = opts.logger ?? silentLogger();
+    setMaxListeners(0, this.stop.signal);                              // one underlying watch + backoff per resource
     this.scheduleTick();
   }
 

@@ -149,16 +149,27 @@ function memberAt(members: Member[], i: number): Member {
 }
 
 async function waitHealthy(m: Member, timeoutMs: number): Promise<void> {
+  const proc = m.proc!;
+  const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+  await waitForEtcdHealthy(`http://127.0.0.1:${m.clientPort}`, { timeoutMs, abortIf: exited });
+  if (exited()) throw new Error(`etcd member ${m.name} exited (${proc.exitCode ?? proc.signalCode})`);
+}
+
+/**
+ * Polls an etcd member's /health until it reports healthy (it has a leader), for test harnesses and
+ * `mkctl cluster up`. Rejects after timeoutMs, or early once abortIf() is true (e.g. the process exited).
+ */
+export async function waitForEtcdHealthy(clientUrl: string, opts: { timeoutMs?: number; abortIf?: () => boolean } = {}): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const proc = m.proc!;
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`etcd member ${m.name} exited (${proc.exitCode ?? proc.signalCode})`);
+    if (opts.abortIf?.()) return;
     try {
-      const res = await fetch(`http://127.0.0.1:${m.clientPort}/health`, { signal: AbortSignal.timeout(2_000) });
+      const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(2_000) });
       const body = await res.json() as { health?: string };
       if (res.ok && body.health === 'true') return;
     } catch { /* not up yet */ }
-    if (Date.now() > deadline) throw new Error(`etcd member ${m.name} not healthy after ${timeoutMs}ms`);
+    if (Date.now() > deadline) throw new Error(`etcd at ${clientUrl} not healthy after ${timeoutMs}ms`);
     await new Promise((r) => setTimeout(r, 100));                       // polling a real process, not a test sleep
   }
 }
