@@ -1,1 +1,10 @@
-export {};
+export { createScheduler, type SchedulerConfig, type SchedulerComponent } from './create-scheduler.js';
+export { Scheduler, NoNodesError, type SchedulerOptions, type ScheduleResult } from './scheduler.js';
+export { Framework, DEFAULT_PLUGINS, DEFAULT_SCHEDULER_NAME, type ProfileConfig, type PluginSpec } from './framework/framework.js';
+export * from './framework/interfaces.js';
+export { Status, isSuccess, type Code } from './framework/status.js';
+export { FitError, fitErrorMessage, NO_NODES_AVAILABLE_MSG, type Diagnosis } from './framework/fit-error.js';
+export { CycleState, NodeInfo, PodInfo, Snapshot, podKey, podPriority, type Pod, type Node } from './framework/types.js';
+export { SchedulerCache } from './cache/cache.js';
+export { SchedulingQueue, type PendingPods } from './queue/scheduling-queue.js';
+export { IN_TREE_REGISTRY } from './plugins/registry.js';

@@ -4,6 +4,7 @@
  * (preemption), requeue, and tell the user why (PodScheduled=False + FailedScheduling Event).
  * Informer handlers feed the cache and the queue (eventhandlers.go).
  */
+import { setMaxListeners } from 'node:events';
 import { Pods, isConflict, isNotFound, type PodCondition } from '@mk8s/api';
 import type { Clientset, EventRecorder } from '@mk8s/client';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
@@ -172,6 +173,8 @@ export class Scheduler {
 
   /** Schedules pods until signal aborts (or the queue closes). */
   async run(signal: AbortSignal): Promise<void> {
+    // Every in-flight bind and status write listens on signal; thousands may be in flight at once.
+    setMaxListeners(0, signal);
     this.queue.run(signal);
     while (!signal.aborted) {
       if (!(await this.scheduleOne(signal))) break;
