@@ -7,7 +7,6 @@ export * from './store.js';
 export * from './async-queue.js';
 export { formatMessage } from './format.js';
 export { labelSelectorMatcher, objectMatcher } from './selector-match.js';
-export { jsonMergePatch, strategicMergePatch } from './merge-patch.js';
 export * from './kubeconfig.js';
 export * from './rest-clientset.js';
 export * from './token-bucket.js';

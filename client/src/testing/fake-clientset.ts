@@ -2,11 +2,9 @@
  * FakeClientset: a Clientset over an in-memory ObjectTracker that records every call as an
  * Action and lets tests inject results or errors with reactors (client-go kubernetes/fake).
  */
-import { ApiError, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
+import { ApiError, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
-import fastJsonPatch from 'fast-json-patch';
 import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, WriteOptions } from '../interfaces.js';
-import { jsonMergePatch, strategicMergePatch } from '../merge-patch.js';
 import { ObjectTracker } from './object-tracker.js';
 
 export type ActionVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
@@ -156,9 +154,10 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
       const apply = (cur: KubeObject): KubeObject => {
         let next: KubeObject;
         switch (type) {
-          case 'json': next = fastJsonPatch.applyPatch(cur, structuredClone(patch) as fastJsonPatch.Operation[], true, false).newDocument; break;
-          case 'strategic': next = strategicMergePatch(cur, patch) as KubeObject; break;
-          default: next = jsonMergePatch(cur, patch) as KubeObject;
+          // The apiserver's own patch implementations, so fakes patch exactly as the server does.
+          case 'json': next = applyJsonPatch(cur, patch); break;
+          case 'strategic': next = applyStrategicMergePatch(cur, patch, this.r); break;
+          default: next = applyMergePatch(cur, patch);
         }
         if (opts.subresource === 'status') { const keep = structuredClone(cur); keep['status'] = next['status']; return keep; }
         return next;
