@@ -131,7 +131,9 @@ export function formatQuantity(q: Quantity): string {
 
 /** Parses and re-prints in canonical form ('0.5' → '500m', '1000m' → '1', '2048Ki' → '2Mi'). @throws ApiError BadRequest */
 export function canonicalQuantity(s: string | number): string {
-  return formatQuantity(parseQuantityExact(s));
+  const c = formatQuantity(parseQuantityExact(s));
+  // Upstream keeps an already-canonical input string verbatim, so '1E3' stays '1E3'.
+  return typeof s === 'string' && s.includes('E') && s.replace('E', 'e') === c ? s : c;
 }
 
 /** Formats milli-units of CPU canonically (1500 → '1500m', 2000 → '2'). */
