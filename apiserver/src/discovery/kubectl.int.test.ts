@@ -115,6 +115,44 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     assert.match(wide, /web\s+0\/2\s+0\s+0\s+\S+\s+nginx,side\s+nginx:1\.26,busybox\s+app=web/);
   });
 
+  test('every served kind prints its upstream header', async () => {
+    const objs = [
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a', labels: { 'node-role.kubernetes.io/control-plane': '' } } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } },
+      { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'svc' }, subsets: [{ addresses: [{ ip: '10.244.0.5' }], ports: [{ port: 80 }] }] },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: '1' } },
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data: { a: 'MQ==' } },
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } },
+      { apiVersion: 'v1', kind: 'Event', metadata: { name: 'ev' }, involvedObject: { kind: 'Pod', name: 'p1', namespace: 'default' }, reason: 'Scheduled', message: 'hello', type: 'Normal' },
+      { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'me' } },
+      { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'svc-x' }, addressType: 'IPv4', ports: [{ port: 80 }], endpoints: [{ addresses: ['10.244.0.5'] }] },
+      { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
+    ];
+    // A v1 List is validated client-side from /openapi/v2 (protobuf), then item by item by the server.
+    ok(await kubectl('create', '-f', file('kinds.json', { apiVersion: 'v1', kind: 'List', items: objs })));
+    const badList = { apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm2' }, dataa: {} }] };
+    const bad = await kubectl('create', '-f', file('bad-list.json', badList));
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /unknown field "dataa"/);
+    for (const [kind, header, row] of [
+      ['nodes', 'NAME STATUS ROLES AGE VERSION', /^node-a\s+Unknown\s+control-plane\s+\d+s/],
+      ['services', 'NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE', /^svc\s+ClusterIP\s+\S+\s+<none>\s+80\/TCP\s+\d+s/],
+      ['endpoints', 'NAME ENDPOINTS AGE', /^svc\s+10\.244\.0\.5:80\s+\d+s/],
+      ['configmaps', 'NAME DATA AGE', /^cm\s+1\s+\d+s/],
+      ['secrets', 'NAME TYPE DATA AGE', /^s\s+Opaque\s+1\s+\d+s/],
+      ['serviceaccounts', 'NAME SECRETS AGE', /^sa\s+0\s+\d+s/],
+      ['events', 'LAST SEEN TYPE REASON OBJECT MESSAGE', /Normal\s+Scheduled\s+pod\/p1\s+hello/],
+      ['leases', 'NAME HOLDER AGE', /^l\s+me\s+\d+s/],
+      ['endpointslices', 'NAME ADDRESSTYPE PORTS ENDPOINTS AGE', /^svc-x\s+IPv4\s+80\s+10\.244\.0\.5\s+\d+s/],
+      ['priorityclasses', 'NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY', /^high\s+1000\s+false\s+\d+s/],
+      ['namespaces', 'NAME STATUS AGE', /^default\s+Active\s+\d+s/],
+    ] as const) {
+      const lines = ok(await kubectl('get', kind)).split('\n');
+      assert.equal(lines[0]!.trim().split(/\s+/).join(' '), header, kind);
+      assert.ok(lines.slice(1).some((l) => row.test(l)), `${kind}:\n${lines.join('\n')}`);
+    }
+  });
+
   test('get all expands the category', async () => {
     const out = ok(await kubectl('get', 'all'));
     assert.match(out, /pod\/p1/);

@@ -107,11 +107,17 @@ describe('openapi v3', () => {
     assert.deepEqual(knownFieldsValidator(fake)({ anything: 1 }), []);
   });
 
-  test('/openapi/v2 is a 404 Status', async (t) => {
+  test('/openapi/v2: a definition-less protobuf document for kubectl, 404 otherwise', async (t) => {
     const a = await app(); t.after(() => a.close());
     const res = await a.inject({ url: '/openapi/v2?timeout=32s' });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().reason, 'NotFound');
+    const pb = await a.inject({ url: '/openapi/v2?timeout=32s', headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    assert.equal(pb.statusCode, 200);
+    assert.equal(pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    // field 1 (swagger) = "2.0", then info (2) and an empty paths (8).
+    assert.deepEqual([...pb.rawPayload.subarray(0, 5)], [0x0a, 3, 0x32, 0x2e, 0x30]);
+    assert.deepEqual([...pb.rawPayload.subarray(-2)], [0x42, 0]);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ResourceDescriptor } from '@mk8s/api';
 import { buildGroupVersionDocs, openApiIndex } from './documents.js';
+import { OPENAPI_V2_PROTOBUF_RESPONSE, minimalOpenApiV2Protobuf, wantsOpenApiV2Protobuf } from './openapi-v2.js';
 
 export interface OpenApiOptions {
   /** Every served resource (scheme RESOURCES); one document per group/version. */
@@ -8,9 +9,9 @@ export interface OpenApiOptions {
 }
 
 /**
- * Registers GET /openapi/v3 (the index), /openapi/v3/api/v1 and /openapi/v3/apis/<g>/<v>, and a
- * 404 Status for /openapi/v2 (kubectl only wants its protobuf form and tolerates a 404 when v3
- * works). Documents are built once: the resource set is fixed for the life of the server.
+ * Registers GET /openapi/v3 (the index), /openapi/v3/api/v1 and /openapi/v3/apis/<g>/<v>, and
+ * /openapi/v2: a definition-less protobuf document for kubectl (see openapi-v2.ts), a 404 Status
+ * for any other Accept. Documents are built once: the resource set is fixed for the life of the server.
  * A request whose ?hash= matches the current document is cacheable for ever, like upstream.
  */
 export function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): void {
@@ -32,9 +33,13 @@ export function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): voi
       return json(reply, d.body);
     });
   }
-  app.get('/openapi/v2', async (_req, reply) =>
-    reply.code(404).header('content-type', 'application/json').send(Buffer.from(JSON.stringify({
+  app.get('/openapi/v2', async (req, reply) => {
+    if (wantsOpenApiV2Protobuf(req.headers.accept)) {
+      return reply.header('content-type', OPENAPI_V2_PROTOBUF_RESPONSE).send(minimalOpenApiV2Protobuf());
+    }
+    return reply.code(404).header('content-type', 'application/json').send(Buffer.from(JSON.stringify({
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound',
       details: {}, code: 404,
-    }))));
+    })));
+  });
 }
