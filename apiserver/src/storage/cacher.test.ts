@@ -148,6 +148,17 @@ describe('Cacher', () => {
     } finally { await f.close(); }
   });
 
+  test('replaying the event window does not count against a watcher\'s buffer', async () => {
+    const f = await fixture({ capacity: 50, watcherBufferSize: 5 });
+    try {
+      const rv = await f.under.currentResourceVersion();
+      for (let i = 0; i < 20; i++) await f.cacher.create(key(`p${i}`), pod(`p${i}`));
+      await synced(f);
+      const w = f.cacher.watch('/registry/pods/', { resourceVersion: rv, signal: f.signal });
+      assert.equal((await take(w, 20)).length, 20);
+    } finally { await f.close(); }
+  });
+
   test('sends progress with the current revision to idle watchers, never ahead of their events', async () => {
     const clock = new FakeClock();
     const f = await fixture({ clock, progressIntervalMs: 1000 });

@@ -172,8 +172,9 @@ export class WatchCache {
         if (rv < this.oldestRv) throw tooOldResourceVersion(rv, this.oldestRv);
         w.minRv = rv;
         w.sentRv = rv;
+        w.limit = Infinity;                                            // the replay does not count as lag either
         for (let i = 0; i < this.count; i++) this.dispatch(w, this.ring[(this.start + i) % this.capacity]!);
-        w.limit += q.size;
+        w.limit = this.bufferSize + q.size;
       }
     } catch (err) {
       q.fail(err);
