@@ -131,9 +131,29 @@ export function formatQuantity(q: Quantity): string {
 
 /** Parses and re-prints in canonical form ('0.5' → '500m', '1000m' → '1', '2048Ki' → '2Mi'). @throws ApiError BadRequest */
 export function canonicalQuantity(s: string | number): string {
-  const c = formatQuantity(parseQuantityExact(s));
-  // Upstream keeps an already-canonical input string verbatim, so '1E3' stays '1E3'.
-  return typeof s === 'string' && s.includes('E') && s.replace('E', 'e') === c ? s : c;
+  const q = parseQuantityExact(s);
+  if (typeof s === 'string' && keepsInputString(s)) return s;
+  return formatQuantity(q);
+}
+
+/**
+ * Upstream's ParseQuantity fast path keeps the input string when it already looks canonical
+ * ('1E3', '+1', '01', '1025Ki' print as written). Mirrors that check; s is known to be valid.
+ */
+function keepsInputString(s: string): boolean {
+  const m = /^[+-]?([0-9]*)(?:\.([0-9]*))?(.*)$/.exec(s);
+  if (!m) return false;
+  const num = (m[1] ?? '').replace(/^0+/, ''), denom = m[2] ?? '', suffix = m[3] ?? '';
+  const shifted = num + denom;
+  if (shifted === '' || shifted.startsWith('0')) return false;
+  if (suffix in BINARY_SUFFIX) {
+    if (denom !== '' || 15 - num.length - Math.trunc((BINARY_SUFFIX[suffix]! * 3) / 10) - 1 < 0) return false;
+    return (Number(num) & 7) !== 0;
+  }
+  const exponent = suffix in DECIMAL_SUFFIX ? DECIMAL_SUFFIX[suffix]! : Number(suffix.slice(1));
+  if (18 - (num.length + denom.length) < 0) return false;
+  const scale = exponent - denom.length;
+  return scale >= -9 && scale % 3 === 0 && !shifted.endsWith('000');
 }
 
 /** Formats milli-units of CPU canonically (1500 → '1500m', 2000 → '2'). */
