@@ -191,4 +191,52 @@ describe('apiserver on real etcd', () => {
     assert.equal(fin.status, 200);
     assert.equal((await call(srv.url, 'GET', '/api/v1/namespaces/doomed')).status, 404);
   });
+
+  test('allowWatchBookmarks delivers BOOKMARK events with a resourceVersion', async () => {
+    const list = await call(srv.url, 'GET', '/api/v1/namespaces/default/endpoints');
+    const w = openWatch(srv.url, `/api/v1/namespaces/default/endpoints?watch=true&allowWatchBookmarks=true&resourceVersion=${list.body['metadata']['resourceVersion']}`);
+    await w.headers;
+    // A bookmark announces progress: the store revision must move on (a write elsewhere).
+    await call(srv.url, 'POST', '/api/v1/namespaces/default/configmaps', cm('bookmark-trigger'));
+    await waitFor(() => w.events.some((e) => e['type'] === 'BOOKMARK'), 20_000, 'BOOKMARK');
+    const bm = w.events.find((e) => e['type'] === 'BOOKMARK')!;
+    assert.equal(bm['object']['kind'], 'Endpoints');
+    assert.match(bm['object']['metadata']['resourceVersion'], /^\d+$/);
+    w.close();
+  });
+
+  test('listens on several bind addresses', async () => {
+    const multi = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, bindAddresses: ['127.0.0.1', '127.0.0.2'], logger: silentLogger() });
+    const ac = new AbortController();
+    const running = multi.run(ac.signal);
+    try {
+      await multi.ready;
+      assert.equal(multi.urls.length, 2);
+      for (const u of multi.urls) assert.equal((await call(u, 'GET', '/api/v1/namespaces/default')).status, 200);
+      assert.match(multi.urls[1]!, /^http:\/\/127\.0\.0\.2:\d+$/);
+    } finally {
+      ac.abort();
+      await running;
+    }
+  });
+
+  test('a watch ends cleanly when the client disconnects (watchers gauge goes back down)', async () => {
+    const gauge = async () => {
+      const text = await (await fetch(`${srv.url}/metrics`)).text();
+      const m = /apiserver_registered_watchers\{resource="leases"\} (\d+)/.exec(text);
+      return m ? Number(m[1]) : 0;
+    };
+    const w = openWatch(srv.url, '/apis/coordination.k8s.io/v1/namespaces/default/leases?watch=true');
+    await w.headers;
+    await waitFor(() => true);
+    let during = 0;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (during = await gauge()) < 1) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(during, 1);
+    w.close();
+    let afterClose = 1;
+    const deadline2 = Date.now() + 10_000;
+    while (Date.now() < deadline2 && (afterClose = await gauge()) !== 0) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(afterClose, 0);
+  });
 });

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,4 +97,30 @@ describe('kubectl against the apiserver', () => {
     assert.match(await ok('get', 'pods'), /r1\s+0\/1\s+Pending/);
     assert.match(await ok('delete', 'pod', 'r1'), /pod "r1" deleted/);
   });
+
+  test('get -w prints rows for later changes only, from a server-side Table watch', async () => {
+    await ok('create', 'configmap', 'pre', '--dry-run=client', '-o', 'yaml').then((y) => writeFile(join(dir, 'pre.yaml'), y));
+    await ok('apply', '-f', join(dir, 'pre.yaml'));
+    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfigPath, '--cache-dir', join(dir, 'cache'), 'get', 'configmaps', '-w'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      await waitFor(() => /NAME\s+DATA\s+AGE\npre\s+0\s/.test(out), 20_000, 'header and the existing row');
+      await ok('create', 'configmap', 'watched', '--from-literal=a=b', '--dry-run=client', '-o', 'yaml').then((y) => writeFile(join(dir, 'cm.yaml'), y));
+      await ok('apply', '-f', join(dir, 'cm.yaml'));
+      await waitFor(() => /\nwatched\s+1\s+/.test(out), 20_000, 'watched row');
+      assert.equal(out.match(/\nwatched\s/g)?.length, 1);
+      assert.equal(out.match(/\npre\s/g)?.length, 1, out);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
 });
+
+async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

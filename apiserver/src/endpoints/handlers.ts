@@ -373,7 +373,10 @@ async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply
     clock: deps.clock,
     serverSignal: deps.serverSignal,
     onStart: () => deps.metrics.registeredWatchers.inc({ resource: r.resource }),
-    onEnd: () => deps.metrics.registeredWatchers.dec({ resource: r.resource }),
+    onEnd: () => {
+      deps.metrics.registeredWatchers.dec({ resource: r.resource });
+      deps.metrics.requestTotal.inc({ verb: 'WATCH', resource: r.resource, subresource: '', code: '200' });
+    },
   });
 }
 
