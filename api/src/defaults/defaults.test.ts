@@ -105,6 +105,11 @@ describe('applyDefaults', () => {
     assert.deepEqual((got.status as Record<string, unknown>)['allocatable'], { cpu: '2', memory: '2Mi', pods: '110' });
   });
   test('secret type', () => assert.equal((applyDefaults(Secrets, { metadata: { name: 's' } }) as Record<string, unknown>)['type'], 'Opaque'));
+  test('secret stringData is folded into data', () => {
+    const got = applyDefaults(Secrets, { metadata: { name: 's' }, data: { a: 'eA==', b: 'eA==' }, stringData: { b: 'hello', c: 'wörld' } }) as Record<string, unknown>;
+    assert.deepEqual(got['data'], { a: 'eA==', b: 'aGVsbG8=', c: 'd8O2cmxk' });
+    assert.equal(got['stringData'], undefined);
+  });
   test('configmap untouched', () => assert.deepEqual(applyDefaults(ConfigMaps, { metadata: { name: 'c' }, data: { a: 'b' } }), { metadata: { name: 'c' }, data: { a: 'b' } }));
   test('endpointslice ports', () => {
     const got = applyDefaults(EndpointSlices, { metadata: { name: 'e' }, addressType: 'IPv4', endpoints: [], ports: [{ port: 80 }] });

@@ -85,7 +85,16 @@ function defaultNode(n: Obj): void {
   canonicalizeResourceList(status.allocatable);
 }
 
-function defaultSecret(s: Obj): void { s.type ||= 'Opaque'; }
+function defaultSecret(s: Obj): void {
+  s.type ||= 'Opaque';
+  // Upstream's v1→internal conversion folds write-only stringData into data (stringData wins).
+  if (isObj(s.stringData)) {
+    const data: Obj = isObj(s.data) ? s.data : {};
+    for (const [k, v] of Object.entries(s.stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    s.data = data;
+    delete s.stringData;
+  }
+}
 
 function defaultEndpoints(e: Obj): void {
   for (const ss of arr(e.subsets)) for (const p of arr(ss.ports)) p.protocol ||= 'TCP';
