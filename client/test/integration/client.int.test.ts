@@ -5,10 +5,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, Leases, Pods, isConflict, isNotFound, isInvalid, type KubeObject, type WatchEvent } from '@mk8s/api';
+import { ConfigMaps, Leases, Namespaces, Pods, isConflict, isNotFound, isInvalid, type KubeObject, type WatchEvent } from '@mk8s/api';
 import { startEtcdCluster, startTestApiServer, type EtcdCluster, type TestApiServer } from '@mk8s/apiserver/testing';
 import { createLogger } from '@mk8s/component-base';
 import { createClientset, createSharedInformer, runLeaderElection, waitFor, type RestClientset } from '@mk8s/client';
+import { defineClientsetConformance } from '@mk8s/client/testing';
 
 const cm = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default', labels }, data });
@@ -27,6 +28,13 @@ after(async () => {
   await client?.close();
   await server?.stop();
   await etcd?.stop();
+});
+
+let nsSeq = 0;
+defineClientsetConformance('RestClientset on the real apiserver', async () => {
+  const namespace = `conformance-${++nsSeq}`;
+  await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  return { client, namespace };
 });
 
 describe('RestClientset against the apiserver', () => {
