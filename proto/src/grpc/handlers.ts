@@ -85,21 +85,40 @@ export function runtimeServiceHandlers(impl: RuntimeService): RuntimeServiceHand
   };
 }
 
+/** messageReader reads a stream's messages one by one; undefined after its end (or an error). */
+function messageReader<T>(stream: NodeJS.EventEmitter): () => Promise<T | undefined> {
+  const queue: T[] = [];
+  let ended = false;
+  let waiter: ((m: T | undefined) => void) | undefined;
+  const wake = (m: T | undefined) => { const w = waiter; waiter = undefined; w?.(m); };
+  stream.on('data', (m: T) => { if (waiter) wake(m); else queue.push(m); });
+  const finish = () => { ended = true; wake(undefined); };
+  stream.on('end', finish);
+  stream.on('error', finish);
+  stream.on('close', finish);
+  return () => {
+    if (queue.length) return Promise.resolve(queue.shift());
+    if (ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => { waiter = resolve; });
+  };
+}
+
 async function serveExec(impl: RuntimeService, call: grpc.ServerDuplexStream<ExecRequest__Output, ExecResponse>): Promise<void> {
   const ac = new AbortController();
   call.on('cancelled', () => ac.abort(new CriError('Canceled', 'client cancelled')));
-  const it = (call as AsyncIterable<ExecRequest__Output>)[Symbol.asyncIterator]();
+  // Not the stream's async iterator: it destroys the call when the client half-closes, and then
+  // the exit message could no longer be written.
+  const next = messageReader<ExecRequest__Output>(call);
   try {
-    const first = await it.next();
-    const start = first.done ? undefined : first.value.start;
+    const first = await next();
+    const start = first?.start;
     if (!start) throw new CriError('InvalidArgument', 'the first Exec message must carry start');
     // Later messages become the input iterable; the client's half-close ends it (= close stdin).
     const input: AsyncIterable<ExecInput> = {
       async *[Symbol.asyncIterator]() {
         for (;;) {
-          const r = await it.next();
-          if (r.done) return;
-          const m = r.value;
+          const m = await next();
+          if (!m) return;
           if (m.stdin) yield { stdin: m.stdin };
           else if (m.resize) yield { resize: { width: m.resize.width, height: m.resize.height } };
           else if (m.closeStdin) { yield { closeStdin: true }; return; }

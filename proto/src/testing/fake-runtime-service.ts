@@ -278,11 +278,9 @@ export class FakeRuntimeService implements RuntimeService {
     this.record('exec');
     this.mustContainer(req.containerId);
     const chunks: Buffer[] = [];
-    if (req.stdin && io.input) {
-      for await (const m of io.input) {
-        if ('stdin' in m) chunks.push(m.stdin);
-        else if ('closeStdin' in m) break;
-      }
+    // Drain the input even without stdin, as a real runtime does (resizes may come anyway).
+    for await (const m of io.input ?? []) {
+      if ('stdin' in m) { if (req.stdin) chunks.push(m.stdin); } else if ('closeStdin' in m) break;
     }
     const r = await this.runExec(req.containerId, req.cmd, Buffer.concat(chunks));
     if (r.stdout?.length && req.stdout !== false) io.onStdout?.(Buffer.from(r.stdout));

@@ -1,0 +1,1 @@
+export { startTestShim, ensureImages, waitFor, type TestShim, type TestShimOptions } from './test-shim.js';
