@@ -79,7 +79,9 @@ export function validateServiceSpec(svc: unknown, opts: ServiceValidationOptions
     errs.push(notSupported('spec.sessionAffinity', spec.sessionAffinity, ['ClientIP', 'None']));
   }
   if (spec.externalTrafficPolicy) {
-    if (type !== 'NodePort' && type !== 'LoadBalancer') errs.push(invalid('spec.externalTrafficPolicy', spec.externalTrafficPolicy, 'may only be set when `type` is \'NodePort\' or \'LoadBalancer\''));
+    if (type !== 'NodePort' && type !== 'LoadBalancer' && !(Array.isArray(spec.externalIPs) && spec.externalIPs.length)) {
+      errs.push(invalid('spec.externalTrafficPolicy', spec.externalTrafficPolicy, 'may only be set for externally-accessible services'));
+    }
     else if (!['Cluster', 'Local'].includes(spec.externalTrafficPolicy)) errs.push(notSupported('spec.externalTrafficPolicy', spec.externalTrafficPolicy, ['Cluster', 'Local']));
   }
   if (spec.internalTrafficPolicy && !['Cluster', 'Local'].includes(spec.internalTrafficPolicy)) {
@@ -92,15 +94,25 @@ export function validateServiceSpec(svc: unknown, opts: ServiceValidationOptions
   return errs;
 }
 
-/** ValidateServiceUpdate: an assigned clusterIP may not change (unless the type leaves/enters ExternalName). */
+/** ValidateServiceUpdate: assigned clusterIPs may not change (unless the type leaves/enters ExternalName or both are headless). */
 export function validateServiceUpdate(next: unknown, prev: unknown): FieldError[] {
   const n: Obj = isObj((next as Obj)?.spec) ? (next as Obj).spec : {};
   const o: Obj = isObj((prev as Obj)?.spec) ? (prev as Obj).spec : {};
   if (n.type === 'ExternalName' || o.type === 'ExternalName') return [];
-  if (o.clusterIP && n.clusterIP && n.clusterIP !== o.clusterIP) {
-    return [invalid('spec.clusterIPs[0]', Array.isArray(n.clusterIPs) ? n.clusterIPs : [n.clusterIP], 'may not change once set')];
+  const ips = (spec: Obj): string[] => (Array.isArray(spec.clusterIPs) && spec.clusterIPs.length ? spec.clusterIPs : spec.clusterIP ? [spec.clusterIP] : []);
+  const ni = ips(n), oi = ips(o);
+  if (ni[0] === 'None' && oi[0] === 'None') return [];
+  const errs: FieldError[] = [];
+  const at = (i: number) => idx('spec.clusterIPs', i);
+  if (ni.length === oi.length) {
+    oi.forEach((ip, i) => { if (ip !== ni[i]) errs.push(invalid(at(i), ni, 'may not change once set')); });
+  } else if (oi.length > ni.length) {
+    if (ni.length === 0) errs.push(invalid(at(0), ni, 'primary clusterIP can not be unset'));
+    else if (ni[0] !== oi[0]) errs.push(invalid(at(0), ni, 'may not change once set'));
+  } else if (oi.length > 0 && ni[0] !== oi[0]) {
+    errs.push(invalid(at(0), ni, 'may not change once set'));
   }
-  return [];
+  return errs;
 }
 
 /** ValidateNamespace: finalizers are qualified names ('kubernetes' is the standard one). */

@@ -84,6 +84,9 @@ const cases: Case[] = [
   { name: 'nodePort on ClusterIP', r: Services, obj: svc({ ports: [{ port: 80, nodePort: 30080 }] }), want: ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"] },
   { name: 'clusterIP may not change', r: Services, obj: svc({ clusterIP: '10.96.0.6', clusterIPs: ['10.96.0.6'] }), old: svc({ clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'] }), want: ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.6"}: may not change once set'] },
 
+  { name: 'clusterIP may not be unset', r: Services, obj: svc({}), old: svc({ clusterIP: '10.96.0.5', clusterIPs: ['10.96.0.5'] }), want: ['spec.clusterIPs[0]: Invalid value: []string{}: primary clusterIP can not be unset'] },
+  { name: 'headless stays headless', r: Services, obj: svc({ clusterIP: 'None', clusterIPs: ['None'] }), old: svc({ clusterIP: 'None', clusterIPs: ['None'] }), want: [] },
+  { name: 'externalTrafficPolicy on ClusterIP', r: Services, obj: svc({ externalTrafficPolicy: 'Local' }), want: ['spec.externalTrafficPolicy: Invalid value: "Local": may only be set for externally-accessible services'] },
   { name: 'namespace name is a label', r: Namespaces, obj: applyDefaults(Namespaces, { metadata: { name: 'a.b' } }), want: ['metadata.name: Invalid value: "a.b": must not contain dots'] },
   { name: 'valid namespace', r: Namespaces, obj: applyDefaults(Namespaces, { metadata: { name: 'team-a' } }), want: [] },
   { name: 'node podCIDR may not change', r: Nodes, obj: { metadata: { name: 'n' }, spec: { podCIDR: '10.244.2.0/24', podCIDRs: ['10.244.2.0/24'] } }, old: { metadata: { name: 'n' }, spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] } }, want: ['spec.podCIDRs: Forbidden: node updates may not change podCIDR except from "" to valid'] },
