@@ -68,9 +68,11 @@ export function validateResourceRequirements(res: unknown, path: string): FieldE
     errs.push(...validateContainerResourceName(name, p));
     const c = validateQuantity(q, p, errs);
     const lim = canonLimits[name];
-    if (c !== undefined && lim !== undefined && compareQuantities(c, lim) > 0) {
-      errs.push(invalid(p, c, `must be less than or equal to ${name} limit of ${lim}`));
-    }
+    if (c === undefined || lim === undefined) continue;
+    // Upstream reports this one on the requests map itself, not on the key.
+    const overcommit = STANDARD_CONTAINER_RESOURCES.has(name);
+    if (!overcommit && compareQuantities(c, lim) !== 0) errs.push(invalid(reqPath, c, `must be equal to ${name} limit of ${lim}`));
+    else if (compareQuantities(c, lim) > 0) errs.push(invalid(reqPath, c, `must be less than or equal to ${name} limit of ${lim}`));
   }
   return errs;
 }
