@@ -206,7 +206,7 @@ describe('apiserver on real etcd', () => {
   });
 
   test('listens on several bind addresses', async () => {
-    const multi = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, bindAddresses: ['127.0.0.1', '127.0.0.2'], logger: silentLogger() });
+    const multi = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, bindAddresses: ['127.0.0.1', '127.0.0.2'], advertiseAddress: '10.240.0.1', logger: silentLogger() });
     const ac = new AbortController();
     const running = multi.run(ac.signal);
     try {
@@ -214,6 +214,13 @@ describe('apiserver on real etcd', () => {
       assert.equal(multi.urls.length, 2);
       for (const u of multi.urls) assert.equal((await call(u, 'GET', '/api/v1/namespaces/default')).status, 200);
       assert.match(multi.urls[1]!, /^http:\/\/127\.0\.0\.2:\d+$/);
+      // The advertise address is published as the default/kubernetes Service's endpoints.
+      const svc = await call(srv.url, 'GET', '/api/v1/namespaces/default/services/kubernetes');
+      assert.equal(svc.body['spec']['clusterIP'], '10.96.0.1');
+      const ep = await call(srv.url, 'GET', '/api/v1/namespaces/default/endpoints/kubernetes');
+      assert.deepEqual(ep.body['subsets'][0]['addresses'], [{ ip: '10.240.0.1' }]);
+      const slice = await call(srv.url, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+      assert.deepEqual(slice.body['endpoints'][0]['addresses'], ['10.240.0.1']);
     } finally {
       ac.abort();
       await running;

@@ -11,6 +11,8 @@ import { buildApiServer, type ApiServerOptions } from './server.js';
 import type { Storage } from './storage/interfaces.js';
 import { Etcd3Storage } from './storage/etcd3-storage.js';
 import { Cacher } from './storage/cacher.js';
+import { ServiceAllocator, type Registry } from './registry/index.js';
+import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
 
 export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
   /** etcd client URLs. */
@@ -20,6 +22,11 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
   /** 0 picks a free port (shared by every bind address). @default 6443 */
   port?: number;
   logger?: Logger;
+  /**
+   * Address pods use to reach this apiserver, published in the `default/kubernetes` Service's
+   * endpoints. @default the first bind address unless it is loopback (then nothing is published)
+   */
+  advertiseAddress?: string;
   /** Use this storage instead of etcd (tests); not closed by the component. */
   storage?: Storage;
 }
@@ -58,7 +65,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       });
       const extra: Server[] = [];
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, ...opts } = cfg;
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, ...opts } = cfg;
         app = await buildApiServer({ ...opts, storage, logger: log });
         const hosts = cfg.bindAddresses?.length ? cfg.bindAddresses : ['127.0.0.1'];
         await app.listen({ host: hosts[0]!, port: cfg.port ?? 6443 });
@@ -73,6 +80,11 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, host, () => resolve()); });
           extra.push(s);
           urls.push(urlOf(host, port));
+        }
+        const advertise = cfg.advertiseAddress ?? (isLoopback(hosts[0]!) ? undefined : hosts[0]!);
+        if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
+          const a = app as FastifyInstance & { registry: Registry };
+          await reconcileKubernetesService(a.registry, { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange) });
         }
         log.info({ urls, etcd: cfg.etcdServers }, 'Started serving');
         resolveReady();
@@ -91,6 +103,12 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       log.info('Stopped serving');
     },
   };
+}
+
+const isLoopback = (h: string) => h === 'localhost' || h.startsWith('127.') || h === '::1';
+
+function serviceIP(range: string | undefined): string {
+  return new ServiceAllocator({ storage: undefined as never, ...(range ? { serviceCidr: range } : {}) }).apiServerServiceIP;
 }
 
 function urlOf(host: string, port: number): string {

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
       'secure-port': { type: 'string' },
       'log-level': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
+      'advertise-address': { type: 'string' },
       'service-node-port-range': { type: 'string' },
     },
     strict: true,
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
     ...(cidr ? { serviceClusterIPRange: cidr } : {}),
+    ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
   })]);
 }
