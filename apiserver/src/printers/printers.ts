@@ -5,39 +5,16 @@
  */
 import type {
   ConfigMap, Deployment, EndpointSlice, Endpoints, Event, KubeObject, Lease, Namespace, Node, Pod,
-  PriorityClass, ReplicaSet, ResourceDescriptor, Secret, Service, ServiceAccount, Container, LabelSelector,
+  PriorityClass, ReplicaSet, ResourceDescriptor, Secret, Service, ServiceAccount, Container,
 } from '@mk8s/api';
-import { selectorToString } from '@mk8s/api';
-import type { TableColumnDefinition, TableRowCondition } from './table.js';
+import type { TableRowCondition } from './table.js';
 import { translateTimestampSince } from './duration.js';
+import {
+  AGE, CONTAINERS, IMAGES, NAME, age, col, containerCells, define, formatLabels, selectorText, wide, type Printer,
+} from './printer-kit.js';
+import { WORKLOAD_PRINTERS } from './workload-printers.js';
 
-export interface Printer {
-  columns: readonly TableColumnDefinition[];
-  row(obj: KubeObject, now: number): { cells: unknown[]; conditions?: TableRowCondition[] };
-}
-
-const col = (name: string, type: string, description: string, extra: { format?: string; priority?: number } = {}): TableColumnDefinition =>
-  ({ name, type, format: extra.format ?? '', description, priority: extra.priority ?? 0 });
-
-const NAME = col('Name', 'string',
-  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
-  { format: 'name' });
-const AGE = col('Age', 'string',
-  'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata');
-const wide = (c: TableColumnDefinition): TableColumnDefinition => ({ ...c, priority: 1 });
-
-const age = (o: KubeObject, now: number) => translateTimestampSince(o.metadata.creationTimestamp, now);
-const as = <T>(o: KubeObject): T => o as unknown as T;
-
-function define<T>(columns: TableColumnDefinition[], row: (obj: T, meta: KubeObject, now: number) => unknown[] | { cells: unknown[]; conditions?: TableRowCondition[] }): Printer {
-  return {
-    columns,
-    row(obj, now) {
-      const r = row(as<T>(obj), obj, now);
-      return Array.isArray(r) ? { cells: r } : r;
-    },
-  };
-}
+export { formatLabels, type Printer };
 
 // ---- pods ------------------------------------------------------------------------------------
 
@@ -161,18 +138,6 @@ const podPrinter = define<Pod>([
 
 // ---- workloads -------------------------------------------------------------------------------
 
-function containerCells(containers: readonly Container[] | undefined): [string, string] {
-  const cs = containers ?? [];
-  return [cs.map((c) => c.name).join(','), cs.map((c) => c.image ?? '').join(',')];
-}
-
-function selectorText(sel: LabelSelector | undefined): string {
-  try { return selectorToString(sel); } catch { return '<invalid>'; }
-}
-
-const CONTAINERS = wide(col('Containers', 'string', 'Names of each container in the template.'));
-const IMAGES = wide(col('Images', 'string', 'Images referenced by each container in the template.'));
-
 const deploymentPrinter = define<Deployment>([
   NAME,
   col('Ready', 'string', 'Number of the pod with ready state'),
@@ -197,12 +162,6 @@ const replicaSetPrinter = define<ReplicaSet>([
   age(meta, now), ...containerCells(rs.spec?.template?.spec?.containers), selectorText(rs.spec?.selector)]);
 
 // ---- core ------------------------------------------------------------------------------------
-
-/** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
-export function formatLabels(m: Readonly<Record<string, string>> | undefined): string {
-  const keys = Object.keys(m ?? {}).sort();
-  return keys.length ? keys.map((k) => `${k}=${m![k]}`).join(',') : '<none>';
-}
 
 function serviceExternalIP(svc: Service): string {
   const type = svc.spec?.type ?? 'ClusterIP';
@@ -402,6 +361,7 @@ const priorityClassPrinter = define<PriorityClass>([
 const defaultPrinter = define<KubeObject>([NAME, AGE], (_o, meta, now) => [meta.metadata.name, age(meta, now)]);
 
 const PRINTERS: Record<string, Printer> = {
+  ...WORKLOAD_PRINTERS,
   '/pods': podPrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,
