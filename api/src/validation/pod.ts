@@ -89,10 +89,29 @@ function validateProbe(probe: unknown, path: string, kind: 'liveness' | 'readine
   if (kind !== 'readiness' && probe.successThreshold !== undefined && probe.successThreshold !== 1) {
     errs.push(invalid(child(path, 'successThreshold'), probe.successThreshold, 'must be 1'));
   }
+  if (isObj(probe.exec) && !(Array.isArray(probe.exec.command) && probe.exec.command.length)) errs.push(required(child(path, 'exec', 'command'), ''));
   if (isObj(probe.httpGet)) errs.push(...validatePortNumOrName(probe.httpGet.port, child(path, 'httpGet', 'port')));
   if (isObj(probe.tcpSocket)) errs.push(...validatePortNumOrName(probe.tcpSocket.port, child(path, 'tcpSocket', 'port')));
   if (isObj(probe.httpGet) && probe.httpGet.scheme !== undefined && !['HTTP', 'HTTPS'].includes(probe.httpGet.scheme)) {
     errs.push(notSupported(child(path, 'httpGet', 'scheme'), probe.httpGet.scheme, ['HTTP', 'HTTPS']));
+  }
+  return errs;
+}
+
+/** validateLifecycle: each hook names exactly one of exec, httpGet, tcpSocket, sleep. */
+function validateLifecycle(lc: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!isObj(lc)) return errs;
+  for (const hook of ['postStart', 'preStop']) {
+    const h = lc[hook];
+    if (!isObj(h)) continue;
+    const p = child(path, hook);
+    const handlers = ['exec', 'httpGet', 'tcpSocket', 'sleep'].filter((k) => h[k] !== undefined && h[k] !== null);
+    if (handlers.length === 0) errs.push(required(p, 'must specify a handler type'));
+    for (const k of handlers.slice(1)) errs.push(forbidden(child(p, k), 'may not specify more than 1 handler type'));
+    if (isObj(h.exec) && !(Array.isArray(h.exec.command) && h.exec.command.length)) errs.push(required(child(p, 'exec', 'command'), ''));
+    if (isObj(h.httpGet)) errs.push(...validatePortNumOrName(h.httpGet.port, child(p, 'httpGet', 'port')));
+    if (isObj(h.tcpSocket)) errs.push(...validatePortNumOrName(h.tcpSocket.port, child(p, 'tcpSocket', 'port')));
   }
   return errs;
 }
@@ -187,6 +206,7 @@ function validateContainer(c: Obj, path: string, volumes: Set<string>, names: Se
   errs.push(...validateProbe(c.livenessProbe, child(path, 'livenessProbe'), 'liveness'));
   errs.push(...validateProbe(c.readinessProbe, child(path, 'readinessProbe'), 'readiness'));
   errs.push(...validateProbe(c.startupProbe, child(path, 'startupProbe'), 'startup'));
+  errs.push(...validateLifecycle(c.lifecycle, child(path, 'lifecycle')));
   return errs;
 }
 
