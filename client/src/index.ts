@@ -15,3 +15,4 @@ export * from './shared-informer.js';
 export * from './leader-election.js';
 export * from './event-recorder.js';
 export * from './worker-metrics.js';
+export * from './exec.js';

@@ -206,6 +206,14 @@ export class RestClientset implements Clientset {
     return res.body.text();
   }
 
+  /** Headers every request carries: user agent and credentials. */
+  authHeaders(): Record<string, string> {
+    const h: Record<string, string> = { 'user-agent': this.userAgent };
+    if (this.config.token) h['authorization'] = `Bearer ${this.config.token}`;
+    else if (this.config.username) h['authorization'] = `Basic ${Buffer.from(`${this.config.username}:${this.config.password ?? ''}`).toString('base64')}`;
+    return h;
+  }
+
   /** Releases the connection pool (when the clientset made it). */
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
