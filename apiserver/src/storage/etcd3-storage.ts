@@ -5,7 +5,7 @@
  * delivered when a member dies, and defend against the watch bugs of etcd 3.4.23 (duplicate or
  * backwards revisions are dropped, never delivered).
  */
-import { Etcd3, type IKeyValue, type IWatchResponse, type IRangeResponse } from 'etcd3';
+import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, type IKeyValue, type IWatchResponse, type IRangeResponse } from 'etcd3';
 import { ApiError, errors, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
@@ -381,7 +381,13 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
     const msg = err.message;
     if (msg.includes('required revision has been compacted')) throw errors.expired(msg);
     if (msg.includes('request is too large')) throw new ApiError('RequestEntityTooLarge', `etcdserver: request is too large`);
-    if (/deadline exceeded|request timed out/i.test(msg)) throw new ApiError('Timeout', `etcd request timed out: ${msg}`, { details: { retryAfterSeconds: 1 } });
-    throw err;
+    // A timed-out write may still have been applied: 504 says "unknown", never "failed".
+    if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|request timed out/i.test(msg)) {
+      throw new ApiError('Timeout', `etcd request timed out: ${msg}`, { details: { retryAfterSeconds: 1 } });
+    }
+    if (err instanceof GRPCUnavailableError || /no leader/i.test(msg)) {
+      throw new ApiError('ServiceUnavailable', `etcd cluster is unavailable: ${msg}`, { details: { retryAfterSeconds: 1 } });
+    }
+    throw errors.internal(msg);
   }
 }
