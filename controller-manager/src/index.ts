@@ -1,1 +1,14 @@
-export {};
+export { createControllerManager, selectControllers, KNOWN_CONTROLLERS, type ControllerManagerConfig, type ControllerManagerComponent } from './manager.js';
+export { BaseController, slowStartBatch, type Controller, type ControllerContext } from './controller.js';
+export { ReplicaSetController, podFromTemplate } from './controllers/replicaset/replicaset.js';
+export { DeploymentController } from './controllers/deployment/deployment.js';
+export { GarbageCollector } from './controllers/garbagecollector/garbagecollector.js';
+export { NamespaceController } from './controllers/namespace/namespace.js';
+export { EndpointsController } from './controllers/endpoints/endpoints.js';
+export { EndpointSliceController } from './controllers/endpointslice/endpointslice.js';
+export { NodeLifecycleController, type NodeLifecycleOptions } from './controllers/nodelifecycle/nodelifecycle.js';
+export { NodeIpamController, type NodeIpamOptions } from './controllers/nodeipam/nodeipam.js';
+export { CidrSet } from './controllers/nodeipam/cidrset.js';
+export { computeHash } from './util/hash.js';
+export { ControllerExpectations } from './util/expectations.js';
+export { parseDuration } from './util/meta.js';

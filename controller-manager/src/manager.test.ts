@@ -1,0 +1,10 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { selectControllers } from './manager.js';
+
+test('--controllers selects like upstream: *, names, aliases and -exclusions', () => {
+  assert.deepEqual(selectControllers(['*']), ['replicaset', 'deployment', 'garbagecollector', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle', 'nodeipam']);
+  assert.deepEqual(selectControllers(['*,-nodeipam,-garbage-collector-controller']), ['replicaset', 'deployment', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle']);
+  assert.deepEqual(selectControllers(['deployment-controller', 'replicaset']), ['replicaset', 'deployment']);
+  assert.throws(() => selectControllers(['nope']), /not in the list of known controllers/);
+});

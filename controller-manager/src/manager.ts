@@ -1,0 +1,198 @@
+/**
+ * createControllerManager: every controller in one Component (cmd/kube-controller-manager).
+ * Informers start at once so a standby has warm caches; controllers' workers run only while this
+ * process holds the Lease kube-system/kube-controller-manager. Losing the lease ends run() with an
+ * error (upstream exits so that a restart begins from clean state). /healthz, /readyz and
+ * /metrics (workqueue depth, reconcile latency and errors per controller) on healthPort.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createClientset, createEventRecorder, newInformerFactory, newWorkerMetrics, runLeaderElection, type Clientset, type EventRecorderWithFlush } from '@mk8s/client';
+import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import type { Controller, ControllerContext } from './controller.js';
+import { DeploymentController } from './controllers/deployment/deployment.js';
+import { EndpointsController } from './controllers/endpoints/endpoints.js';
+import { EndpointSliceController } from './controllers/endpointslice/endpointslice.js';
+import { GarbageCollector } from './controllers/garbagecollector/garbagecollector.js';
+import { NamespaceController } from './controllers/namespace/namespace.js';
+import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
+import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
+import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+
+export interface ControllerManagerConfig {
+  /** How to reach the apiserver; ignored when client is given. */
+  kubeconfig?: string;
+  client?: Clientset;
+  /** /healthz, /readyz, /metrics port; 0 picks a free one; -1 serves nothing. @default 10257 */
+  healthPort?: number;
+  /** @default '127.0.0.1' */
+  healthHost?: string;
+  /** @default true */
+  leaderElect?: boolean;
+  /** Lease holder identity. @default `${hostname}_${uuid}` */
+  identity?: string;
+  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number; namespace?: string; name?: string };
+  /** Which controllers run, as upstream's --controllers: '*' (all), 'name', '-name'. @default ['*'] */
+  controllers?: readonly string[];
+  /** Node lifecycle: no heartbeat/lease renewal for this long → Unknown. @default 50_000 */
+  nodeMonitorGracePeriodMs?: number;
+  /** @default 5_000 */
+  nodeMonitorPeriodMs?: number;
+  /** @default 60_000 */
+  nodeStartupGracePeriodMs?: number;
+  /** tolerationSeconds for not-ready/unreachable given to pods that set none. @default 300 */
+  defaultTolerationSeconds?: number;
+  /** Node lifecycle eviction rate per zone (nodes/s). @default 0.1 */
+  evictionQPS?: number;
+  /** @default '10.244.0.0/16' */
+  clusterCIDR?: string;
+  /** @default 24 */
+  nodeCIDRMaskSize?: number;
+  /** Workers per controller (by name). */
+  workers?: Partial<Record<string, number>>;
+  /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
+  qps?: number;
+  burst?: number;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface ControllerManagerComponent extends Component {
+  /** The port /healthz listens on once serving (-1 when not serving). */
+  readonly healthPort: Promise<number>;
+  /** True while this instance holds the lease (or runs without leader election). */
+  isLeader(): boolean;
+  /** The controllers built (for tests and benchmarks). */
+  readonly controllers: ReadonlyMap<string, Controller>;
+}
+
+type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Controller;
+
+/** Every controller, by name, with the event source component upstream uses. */
+export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
+  replicaset: { component: 'replicaset-controller', aliases: ['replicaset-controller'], create: (ctx) => new ReplicaSetController(ctx) },
+  deployment: { component: 'deployment-controller', aliases: ['deployment-controller'], create: (ctx) => new DeploymentController(ctx) },
+  garbagecollector: { component: 'garbage-collector-controller', aliases: ['garbage-collector-controller'], create: (ctx) => new GarbageCollector(ctx) },
+  namespace: { component: 'namespace-controller', aliases: ['namespace-controller'], create: (ctx) => new NamespaceController(ctx) },
+  endpoints: { component: 'endpoint-controller', aliases: ['endpoint', 'endpoints-controller'], create: (ctx) => new EndpointsController(ctx) },
+  endpointslice: { component: 'endpoint-slice-controller', aliases: ['endpointslice-controller'], create: (ctx) => new EndpointSliceController(ctx) },
+  nodelifecycle: {
+    component: 'node-controller', aliases: ['node-lifecycle-controller', 'nodelifecycle-controller'],
+    create: (ctx, cfg) => new NodeLifecycleController(ctx, {
+      ...(cfg.nodeMonitorGracePeriodMs !== undefined ? { nodeMonitorGracePeriodMs: cfg.nodeMonitorGracePeriodMs } : {}),
+      ...(cfg.nodeMonitorPeriodMs !== undefined ? { nodeMonitorPeriodMs: cfg.nodeMonitorPeriodMs } : {}),
+      ...(cfg.nodeStartupGracePeriodMs !== undefined ? { nodeStartupGracePeriodMs: cfg.nodeStartupGracePeriodMs } : {}),
+      ...(cfg.defaultTolerationSeconds !== undefined ? { defaultTolerationSeconds: cfg.defaultTolerationSeconds } : {}),
+      ...(cfg.evictionQPS !== undefined ? { evictionQPS: cfg.evictionQPS } : {}),
+    }),
+  },
+  nodeipam: {
+    component: 'node-ipam-controller', aliases: ['node-ipam-controller', 'nodeipam-controller'],
+    create: (ctx, cfg) => new NodeIpamController(ctx, {
+      ...(cfg.clusterCIDR ? { clusterCIDR: cfg.clusterCIDR } : {}),
+      ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
+    }),
+  },
+};
+
+/** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */
+export function selectControllers(spec: readonly string[] = ['*']): string[] {
+  const canonical = (n: string): string => {
+    const hit = Object.entries(KNOWN_CONTROLLERS).find(([k, v]) => k === n || v.aliases.includes(n));
+    if (!hit) throw new Error(`"${n}" is not in the list of known controllers: ${Object.keys(KNOWN_CONTROLLERS).join(', ')}`);
+    return hit[0];
+  };
+  const items = spec.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const on = new Set<string>();
+  const off = new Set<string>();
+  for (const it of items) {
+    if (it === '*') Object.keys(KNOWN_CONTROLLERS).forEach((k) => on.add(k));
+    else if (it.startsWith('-')) off.add(canonical(it.slice(1)));
+    else on.add(canonical(it));
+  }
+  return Object.keys(KNOWN_CONTROLLERS).filter((k) => on.has(k) && !off.has(k));
+}
+
+export function createControllerManager(cfg: ControllerManagerConfig = {}): ControllerManagerComponent {
+  const log = cfg.logger ?? silentLogger();
+  const clock = cfg.clock ?? realClock;
+  const client = cfg.client ?? createClientset({
+    ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
+    userAgent: 'kube-controller-manager', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
+  });
+  const informers = newInformerFactory({ client, clock, logger: log });
+  const registry = newRegistry('controller-manager');
+  const metrics = newWorkerMetrics(registry);
+  const recorders: EventRecorderWithFlush[] = [];
+  const controllers = new Map<string, Controller>();
+  for (const name of selectControllers(cfg.controllers)) {
+    const spec = KNOWN_CONTROLLERS[name]!;
+    const recorder = createEventRecorder({ client, component: spec.component, clock, logger: log });
+    recorders.push(recorder);
+    controllers.set(name, spec.create({ client, informers, clock, recorder, logger: log.child({ controller: name }) }, cfg));
+  }
+
+  let synced = false;
+  let leading = false;
+  let resolveReady!: () => void;
+  let rejectReady!: (err: unknown) => void;
+  const ready = new Promise<void>((res, rej) => { resolveReady = res; rejectReady = rej; });
+  ready.catch(() => undefined);
+  let resolvePort!: (p: number) => void;
+  const healthPort = new Promise<number>((res) => { resolvePort = res; });
+
+  const runAll = async (signal: AbortSignal): Promise<void> => {
+    leading = true;
+    log.info({ controllers: [...controllers.keys()] }, 'Starting controllers');
+    const depth = setInterval(() => { for (const [name, c] of controllers) metrics.observeDepth?.({ controller: name, depth: c.queue.len() }); }, 1000);
+    depth.unref();
+    try {
+      await Promise.all([...controllers.entries()].map(([name, c]) =>
+        c.run(signal, { metrics, ...(cfg.workers?.[name] ? { workers: cfg.workers[name] } : {}) })
+          .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
+    } finally {
+      clearInterval(depth);
+      leading = false;
+    }
+  };
+
+  async function run(signal: AbortSignal): Promise<void> {
+    const port = cfg.healthPort ?? 10257;
+    const health = port >= 0
+      ? await serveHealth({ port, host: cfg.healthHost ?? '127.0.0.1', registry, isReady: () => synced }).catch((err: unknown) => { rejectReady(err); throw err; })
+      : undefined;
+    resolvePort(health?.port ?? -1);
+    try {
+      informers.start(signal);
+      if (!(await informers.waitForCacheSync(signal))) return;
+      synced = true;
+      resolveReady();
+      log.info('Synced controller-manager caches');
+      if (cfg.leaderElect === false) {
+        await runAll(signal);
+        return;
+      }
+      let loop: Promise<void> | undefined;
+      await runLeaderElection({
+        client, signal, clock, logger: log,
+        lock: { namespace: cfg.leaderElection?.namespace ?? 'kube-system', name: cfg.leaderElection?.name ?? 'kube-controller-manager' },
+        identity: cfg.identity ?? `${hostname()}_${randomUUID()}`,
+        ...(cfg.leaderElection?.leaseDurationMs ? { leaseDurationMs: cfg.leaderElection.leaseDurationMs } : {}),
+        ...(cfg.leaderElection?.renewDeadlineMs ? { renewDeadlineMs: cfg.leaderElection.renewDeadlineMs } : {}),
+        ...(cfg.leaderElection?.retryPeriodMs ? { retryPeriodMs: cfg.leaderElection.retryPeriodMs } : {}),
+        onStartedLeading: (leadingSignal) => {
+          log.info('Started leading');
+          loop = runAll(leadingSignal);
+        },
+        onNewLeader: (id) => log.info({ leader: id }, 'New leader elected'),
+      });
+      await loop;
+      if (!signal.aborted && loop) throw new Error('leaderelection lost');
+    } finally {
+      await Promise.all(recorders.map((r) => r.flush().catch(() => undefined)));
+      await health?.close();
+    }
+  }
+
+  return { name: 'controller-manager', ready, run, healthPort, isLeader: () => leading, controllers };
+}
