@@ -144,3 +144,20 @@ describe('Scheduler', () => {
     assert.deepEqual(f.client.actionStrings({ writesOnly: true }), []);
   });
 });
+
+test('a pod deleted during its failed attempt is neither reported nor requeued', async () => {
+  const clock = new FakeClock();
+  const client = new FakeClientset();
+  const recorder = new FakeEventRecorder();
+  const s = new Scheduler({ client, recorder, clock });
+  const p = makePod('p', { requests: { cpu: '100' } });
+  s.onNodeAdd(makeNode('a'));
+  s.onPodAdd(p);
+  const ac = new AbortController();
+  const cycle = s.scheduleOne(ac.signal);
+  s.onPodDelete(p);
+  await cycle;
+  await s.waitForPendingWrites();
+  assert.equal(s.queue.whereIs(p), undefined);
+  assert.deepEqual(recorder.events, []);
+});

@@ -60,6 +60,8 @@ export class Scheduler {
   private readonly rand: () => number;
   private readonly o: SchedulerOptions;
   private nextStartNodeIndex = 0;
+  /** Attempt outcomes so far (cheap counters for benchmarks and tests; /metrics has the same). */
+  readonly stats = { scheduled: 0, unschedulable: 0, errors: 0 };
   /** Background writes (binds, status patches) so tests and shutdown can wait for them. */
   private readonly pending = new Set<Promise<unknown>>();
 
@@ -266,6 +268,7 @@ export class Scheduler {
       return;
     }
     this.cache.finishBinding(assumed);
+    this.stats.scheduled++;
     this.metrics.observeAttempt('scheduled', this.schedulerName, (this.clock.now() - start) / 1000);
     this.log.debug({ pod: podKey(assumed), node: host }, 'Bound pod to node');
     this.recorder?.event(assumed, 'Normal', 'Scheduled', 'Successfully assigned %s to %s', podKey(assumed), host);
@@ -346,10 +349,13 @@ export class Scheduler {
 
   private handleSchedulingFailure(qpi: QueuedPodInfo, err: unknown, nominating: PostFilterResult | undefined, podCycle: number): void {
     const rejected = err instanceof FitError || err instanceof NoNodesError || (err instanceof Status && err.isRejected());
+    if (rejected) this.stats.unschedulable++; else this.stats.errors++;
     const reason = rejected ? 'Unschedulable' : 'SchedulerError';
     const message = err instanceof Status ? err.message() : err instanceof Error ? err.message : String(err);
     qpi.unschedulablePlugins = err instanceof FitError ? new Set(err.diagnosis.unschedulablePlugins) : new Set();
     const pod = this.queue.latest(qpi.pod);
+    // Deleted, or bound by someone else, while we were scheduling it: nothing to report or retry.
+    if (this.queue.whereIs(pod) !== 'inFlight') return;
     this.queue.addUnschedulableIfNotPresent(qpi, podCycle);
     if (nominating?.nominatedNodeName !== undefined) this.queue.addNominatedPod(pod, nominating.nominatedNodeName);
     if (rejected) this.log.info({ pod: podKey(pod), reason: message }, 'Unable to schedule pod; no fit; waiting');
