@@ -25,6 +25,7 @@ const MODULES: Record<string, string> = {
   'scheduling/v1': 'io.k8s.api.scheduling.v1',
   'autoscaling/v1': 'io.k8s.api.autoscaling.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
+  'batch/v1': 'io.k8s.api.batch.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   'api/resource': 'io.k8s.apimachinery.pkg.api.resource',
   'runtime': 'io.k8s.apimachinery.pkg.runtime',
@@ -41,6 +42,11 @@ const ROOTS = [
   'coordination/v1:Lease', 'coordination/v1:LeaseList', 'discovery/v1:EndpointSlice', 'discovery/v1:EndpointSliceList',
   'scheduling/v1:PriorityClass', 'scheduling/v1:PriorityClassList', 'autoscaling/v1:Scale', 'policy/v1:Eviction',
   'meta/v1:Status', 'meta/v1:DeleteOptions',
+  // Not served yet; ready for when the scheme adds them.
+  'apps/v1:DaemonSet', 'apps/v1:DaemonSetList', 'apps/v1:StatefulSet', 'apps/v1:StatefulSetList',
+  'batch/v1:Job', 'batch/v1:JobList', 'batch/v1:CronJob', 'batch/v1:CronJobList',
+  'core/v1:ReplicationController', 'core/v1:ReplicationControllerList',
+  'policy/v1:PodDisruptionBudget', 'policy/v1:PodDisruptionBudgetList',
 ];
 
 /** Upstream's patchStrategy / patchMergeKey struct tags, which client-side apply needs. */
@@ -77,6 +83,10 @@ const PATCH_META: Record<string, { strategy: string; key?: string }> = {
   'io.k8s.api.apps.v1.DeploymentSpec.strategy': { strategy: 'retainKeys' },
   'io.k8s.api.apps.v1.DeploymentStatus.conditions': { strategy: 'merge', key: 'type' },
   'io.k8s.api.apps.v1.ReplicaSetStatus.conditions': { strategy: 'merge', key: 'type' },
+  'io.k8s.api.apps.v1.DaemonSetStatus.conditions': { strategy: 'merge', key: 'type' },
+  'io.k8s.api.apps.v1.StatefulSetStatus.conditions': { strategy: 'merge', key: 'type' },
+  'io.k8s.api.batch.v1.JobStatus.conditions': { strategy: 'merge', key: 'type' },
+  'io.k8s.api.core.v1.ReplicationControllerStatus.conditions': { strategy: 'merge', key: 'type' },
   'io.k8s.api.policy.v1.PodDisruptionBudgetStatus.conditions': { strategy: 'merge', key: 'type' },
 };
 
