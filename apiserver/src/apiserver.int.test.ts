@@ -151,13 +151,22 @@ describe('apiserver on real etcd', () => {
     } finally {
       etcd.close();
     }
-    // A resource whose watch cache starts after the compaction cannot serve oldRv.
-    const w = openWatch(srv.url, `/api/v1/namespaces/default/serviceaccounts?watch=true&resourceVersion=${oldRv}`);
-    const h = await w.headers;
-    assert.equal(h.status, 410);
-    assert.equal(h.body!['reason'], 'Expired');
-    assert.equal(h.body!['kind'], 'Status');
-    w.close();
+    // An apiserver whose watch caches start after the compaction cannot serve oldRv.
+    const fresh = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, logger: silentLogger() });
+    const ac = new AbortController();
+    const running = fresh.run(ac.signal);
+    try {
+      await fresh.ready;
+      const w = openWatch(fresh.url, `/api/v1/namespaces/default/secrets?watch=true&resourceVersion=${oldRv}`);
+      const h = await w.headers;
+      assert.equal(h.status, 410);
+      assert.equal(h.body!['reason'], 'Expired');
+      assert.equal(h.body!['kind'], 'Status');
+      w.close();
+    } finally {
+      ac.abort();
+      await running;
+    }
   });
 
   test('two apiservers on one etcd serve the same data; a watch on one sees writes through the other', async () => {
@@ -245,5 +254,17 @@ describe('apiserver on real etcd', () => {
     const deadline2 = Date.now() + 10_000;
     while (Date.now() < deadline2 && (afterClose = await gauge()) !== 0) await new Promise((r) => setTimeout(r, 50));
     assert.equal(afterClose, 0);
+  });
+
+  test('the first watch of a resource may start from a list resourceVersion older than later writes', async () => {
+    const list = await call(srv.url, 'GET', '/apis/scheduling.k8s.io/v1/priorityclasses');
+    await call(srv.url, 'POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'pc-early' }, value: 10 });
+    await call(srv.url, 'POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'pc-late' }, value: 20 });
+    const w = openWatch(srv.url, `/apis/scheduling.k8s.io/v1/priorityclasses?watch=true&resourceVersion=${list.body['metadata']['resourceVersion']}`);
+    const h = await w.headers;
+    assert.equal(h.status, 200, JSON.stringify(h.body));
+    await waitFor(() => w.events.length >= 2, 10_000, 'both events');
+    assert.deepEqual(w.events.map((e) => `${e['type']} ${e['object']['metadata']['name']}`), ['ADDED pc-early', 'ADDED pc-late']);
+    w.close();
   });
 });

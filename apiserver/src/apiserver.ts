@@ -7,7 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Component, type Logger } from '@mk8s/component-base';
 import type { FastifyInstance } from 'fastify';
-import { buildApiServer, type ApiServerOptions } from './server.js';
+import { registryPrefix } from '@mk8s/api';
+import { buildApiServer, SERVED_RESOURCES, type ApiServerOptions } from './server.js';
 import type { Storage } from './storage/interfaces.js';
 import { Etcd3Storage } from './storage/etcd3-storage.js';
 import { Cacher } from './storage/cacher.js';
@@ -59,10 +60,11 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
     get app() { return app; },
     async run(signal: AbortSignal): Promise<void> {
       const ownStorage = !cfg.storage;
-      const storage = cfg.storage ?? new Cacher({
+      const cacher = cfg.storage ? undefined : new Cacher({
         storage: new Etcd3Storage({ endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }) }),
         logger: log.child({ component: 'cacher' }),
       });
+      const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
       try {
         const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, ...opts } = cfg;
@@ -81,6 +83,9 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           extra.push(s);
           urls.push(urlOf(host, port));
         }
+        // Caches start now, as upstream's do at startup: a watch from a list's resourceVersion must not
+        // find a cache that began after it (that would be a 410 for every first watcher).
+        if (cacher) await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
         const advertise = cfg.advertiseAddress ?? (isLoopback(hosts[0]!) ? undefined : hosts[0]!);
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };
