@@ -26,6 +26,7 @@ describe('wantsTable', () => {
     ['application/vnd.kubernetes.protobuf,application/json', false],
     [undefined, false],
     ['application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io', false],
+    ['application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json', true],
   ] as const) {
     test(`${accept} → ${want}`, () => assert.equal(wantsTable(accept), want));
   }

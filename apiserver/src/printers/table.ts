@@ -55,7 +55,8 @@ export function wantsTable(accept: string | undefined): boolean {
   if (!accept) return false;
   for (const clause of accept.split(',')) {
     const [type, ...params] = clause.split(';').map((s) => s.trim());
-    if (type !== 'application/json') continue;
+    // A protobuf Table request is answered with a JSON Table (this server speaks JSON only).
+    if (type !== 'application/json' && type !== 'application/vnd.kubernetes.protobuf') continue;
     const p = new Map(params.map((kv) => { const i = kv.indexOf('='); return [kv.slice(0, i).trim(), kv.slice(i + 1).trim()] as const; }));
     if (p.get('as') === 'Table' && p.get('g') === 'meta.k8s.io' && (p.get('v') === 'v1' || p.get('v') === 'v1beta1')) return true;
   }
