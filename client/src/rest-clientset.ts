@@ -55,6 +55,8 @@ export interface RawRequest {
   signal?: AbortSignal;
   /** For long streams (watch, follow logs): no body timeout. */
   stream?: boolean;
+  /** For streams: fail when no data arrives for this long (a half-open connection). @default none */
+  idleTimeoutMs?: number;
 }
 
 export interface RawResponse {
@@ -165,7 +167,7 @@ export class RestClientset implements Clientset {
       ...(body !== undefined ? { body } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       dispatcher: this.dispatcher,
-      ...(req.stream ? { bodyTimeout: 0 } : {}),
+      ...(req.stream ? { bodyTimeout: req.idleTimeoutMs ?? 0 } : {}),
     });
     return res;
   }
@@ -280,7 +282,9 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
       async *[Symbol.asyncIterator]() {
         let res: RawResponse;
         try {
-          res = await c.requestRaw({ path, query: { ...q, watch: 'true' }, stream: true, ...(signal ? { signal } : {}) });
+          // The server ends a watch after timeoutSeconds; silence well past that means a dead peer.
+          const idle = q.timeoutSeconds ? (q.timeoutSeconds + 60) * 1000 : undefined;
+          res = await c.requestRaw({ path, query: { ...q, watch: 'true' }, stream: true, ...(idle ? { idleTimeoutMs: idle } : {}), ...(signal ? { signal } : {}) });
         } catch (err) {
           if (signal?.aborted) return;
           throw err;
