@@ -215,7 +215,7 @@ export class Scheduler {
           if (pf.status?.code === 'Error') this.log.warn({ pod: podKey(pod), err: pf.status.err }, 'Could not run PostFilter plugins');
           else if (pf.status) err.setPostFilterMsg(pf.status.message());
           nominating = pf.result;
-          if (pf.result?.nominatedNodeName) this.metrics.observePreemption(0);
+          this.metrics.observePreemption(pf.result?.victims ?? 0);
         }
         this.metrics.observeAttempt('unschedulable', this.schedulerName, (this.clock.now() - start) / 1000);
       } else {

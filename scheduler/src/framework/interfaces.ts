@@ -36,7 +36,12 @@ export interface FilterPlugin extends Plugin {
   filter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status | undefined;
 }
 
-export interface PostFilterResult { nominatedNodeName?: string }
+export interface PostFilterResult {
+  /** '' clears a previous nomination; undefined leaves it. */
+  nominatedNodeName?: string;
+  /** How many pods were preempted (for metrics). */
+  victims?: number;
+}
 
 /**
  * Runs when no node fits (preemption). nodeStatuses holds each node's filter failure. A success

@@ -60,7 +60,7 @@ export class DefaultPreemption implements PostFilterPlugin {
     }
     const best = pickOneNodeForPreemption(candidates)!;
     await this.prepareCandidate(best, pod, signal);
-    return { result: { nominatedNodeName: best.nodeName } };
+    return { result: { nominatedNodeName: best.nodeName, victims: best.victims.length } };
   }
 
   /** Why pod may not preempt, or undefined (PodEligibleToPreemptOthers). */
