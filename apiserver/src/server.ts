@@ -156,7 +156,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       : { verb: info.method, resource: '', subresource: '' };
     metrics.requestTotal.inc({ ...labels, code: String(reply.statusCode) });
     const start = (req as unknown as { startMs?: number }).startMs;
-    if (start !== undefined) metrics.requestDuration.observe(labels, (performance.now() - start) / 1000);
+    const seconds = start === undefined ? 0 : (performance.now() - start) / 1000;
+    if (start !== undefined) metrics.requestDuration.observe(labels, seconds);
+    o.logger.debug({ verb: labels.verb, path: info.path, code: reply.statusCode, ms: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'Served request');
   });
 
   app.addHook('onClose', async () => { closing.abort(); });

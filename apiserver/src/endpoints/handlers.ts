@@ -103,6 +103,7 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
     }
     case 'delete': {
       const options = deleteOptions(req, q);
+      if (options.dryRun?.includes('All')) rc.dryRun = true;
       const res = await store.delete(rc, ns, info.name, options);
       if (res.deleted && !store.strategy.returnDeletedObject) {
         const m = res.object.metadata;
@@ -116,6 +117,7 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
     case 'deletecollection': {
       if (!r.verbs.includes('deletecollection')) throw methodNotAllowedError();
       const options = deleteOptions(req, q);
+      if (options.dryRun?.includes('All')) rc.dryRun = true;
       const predicate = selectorPredicate(r, q);
       const list = await store.deleteCollection(rc, ns, predicate ? { predicate } : {}, options);
       return sendList(deps, reply, req, r, list, q);
