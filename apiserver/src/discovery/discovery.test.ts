@@ -128,6 +128,18 @@ describe('discovery', () => {
     });
   }
 
+  test('aggregated discovery carries an ETag and answers 304 to a matching If-None-Match', async (t) => {
+    const a = await app(); t.after(() => a.close());
+    const first = await a.inject({ url: '/apis', headers: { accept: KUBECTL_DISCOVERY_ACCEPT } });
+    const etag = first.headers['etag'] as string;
+    assert.match(etag, /^"[0-9A-F]+"$/);
+    const again = await a.inject({ url: '/apis', headers: { accept: KUBECTL_DISCOVERY_ACCEPT, 'if-none-match': etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+    const api = await a.inject({ url: '/api', headers: { accept: KUBECTL_DISCOVERY_ACCEPT, 'if-none-match': etag } });
+    assert.equal(api.statusCode, 200, 'each document has its own ETag');
+  });
+
   test('v2beta1 only when the client asks for it alone', async (t) => {
     const a = await app(); t.after(() => a.close());
     const res = await a.inject({ url: '/apis', headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' } });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResourceDescriptor } from '@mk8s/api';
 import {
@@ -24,16 +25,26 @@ export function registerDiscovery(app: FastifyInstance, opts: DiscoveryOptions):
   const send = (reply: FastifyReply, body: Buffer, contentType = 'application/json') =>
     reply.header('content-type', contentType).header('vary', 'Accept').send(body);
   const json = (reply: FastifyReply, body: unknown) => send(reply, Buffer.from(JSON.stringify(body)));
-  const aggregated = new Map<string, Buffer>();
-  const aggregatedBody = (legacy: boolean, v: AggregatedVersion): Buffer => {
+  const aggregated = new Map<string, { body: Buffer; etag: string }>();
+  const aggregatedDoc = (legacy: boolean, v: AggregatedVersion) => {
     const key = `${legacy}/${v}`;
-    let body = aggregated.get(key);
-    if (body === undefined) { body = Buffer.from(JSON.stringify(aggregatedDiscovery(gvs, legacy, v))); aggregated.set(key, body); }
-    return body;
+    let doc = aggregated.get(key);
+    if (doc === undefined) {
+      const body = Buffer.from(JSON.stringify(aggregatedDiscovery(gvs, legacy, v)));
+      doc = { body, etag: `"${createHash('sha512').update(body).digest('hex').toUpperCase()}"` };
+      aggregated.set(key, doc);
+    }
+    return doc;
   };
   const root = (legacy: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const v = negotiateAggregated(req.headers.accept);
-    if (v) return send(reply, aggregatedBody(legacy, v), aggregatedContentType(v));
+    if (v) {
+      // Like upstream: an ETag, and 304 for a matching If-None-Match (kubectl's HTTP cache revalidates).
+      const doc = aggregatedDoc(legacy, v);
+      reply.header('etag', doc.etag);
+      if (req.headers['if-none-match'] === doc.etag) return reply.code(304).header('vary', 'Accept').send();
+      return send(reply, doc.body, aggregatedContentType(v));
+    }
     return json(reply, legacy ? apiVersions(gvs, req.host) : apiGroupList(gvs));
   };
 
