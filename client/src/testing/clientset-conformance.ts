@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, Pods, isAlreadyExists, isConflict, isNotFound, type KubeObject, type WatchEvent } from '@mk8s/api';
+import { ConfigMaps, Pods, isAlreadyExists, isBadRequest, isConflict, isNotFound, type KubeObject, type WatchEvent } from '@mk8s/api';
 import type { Clientset } from '../interfaces.js';
 
 export interface ClientsetConformanceFixture {
@@ -45,6 +45,10 @@ export function defineClientsetConformance(name: string, setup: () => Promise<Cl
       assert.ok(a.metadata.creationTimestamp);
       assert.equal(a.metadata.namespace, namespace);
       await assert.rejects(c.create(cm('conf-a', namespace)), isAlreadyExists);
+    });
+
+    withFixture('create with a namespace other than the request path is BadRequest', async ({ client, namespace }) => {
+      await assert.rejects(client.resource<CM>(ConfigMaps, namespace).create(cm('conf-ns', `${namespace}-other`)), isBadRequest);
     });
 
     withFixture('generateName makes a unique name with a 5-character suffix', async ({ client, namespace }) => {

@@ -133,7 +133,10 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
 
   create(obj: T, _opts?: WriteOptions): Promise<T> {
     return this.c.invoke(this.action('create', { namespace: this.ns || obj.metadata?.namespace || '', object: structuredClone(obj) }), () => {
-      if (this.r.namespaced && !this.ns && !obj.metadata?.namespace) throw new ApiError('BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      const objNs = obj.metadata?.namespace;
+      if (this.r.namespaced && ((!this.ns && !objNs) || (this.ns && objNs && objNs !== this.ns))) {
+        throw new ApiError('BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      }
       return this.t.create(this.r, this.nsFor(obj), obj) as T;
     });
   }
