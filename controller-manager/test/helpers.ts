@@ -82,7 +82,8 @@ export class PodSim {
   stop(): void { this.ac.abort(); }
   hold(name: string): void { this.held.add(name); }
 
-  private async handle(p: PodObj): Promise<void> {
+  private async handle(pod: PodObj): Promise<void> {
+    let p = pod;
     const name = p.metadata.name;
     if (p.metadata.deletionTimestamp || this.held.has(name) || this.busy.has(name)) return;
     const pods = this.client.resource<PodObj>(Pods, this.namespace);
@@ -92,7 +93,7 @@ export class PodSim {
       if (!p.spec?.nodeName && nodes.length) {
         const node = nodes[this.rr++ % nodes.length]!;
         await pods.createSubresource(name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace: this.namespace }, target: { apiVersion: 'v1', kind: 'Node', name: node } });
-        return; // the update event brings it back here
+        p = await pods.get(name);
       }
       if (p.spec?.nodeName && this.o.ignoreNodes?.().includes(p.spec.nodeName)) return;
       if (p.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready')) return;

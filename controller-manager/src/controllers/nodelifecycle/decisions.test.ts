@@ -38,4 +38,6 @@ test('eviction time: untolerated now, tolerated after tolerationSeconds from tim
   assert.equal(evictionTime(pod([{ operator: 'Exists' }]), [taint], 300, t0), 'never');
   assert.equal(evictionTime(pod(), [{ key: 'custom', effect: 'NoExecute' }], 300, t0), 'now');
   assert.equal(evictionTime(pod(), [{ key: 'custom', effect: 'NoSchedule' }], 300, t0), 'never');
+  const admitted = pod([{ key: TAINT_UNREACHABLE, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]);
+  assert.equal(evictionTime(admitted, [taint], 2, t0), t0 + 2000, "the controller's default replaces the admission default");
 });

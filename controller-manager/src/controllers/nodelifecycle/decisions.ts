@@ -81,12 +81,20 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
   return (t.value ?? '') === (taint.value ?? '');
 }
 
+/** What the DefaultTolerationSeconds admission plugin adds (upstream's apiserver default). */
+export const ADMISSION_DEFAULT_TOLERATION_SECONDS = 300;
+
 /**
  * The pod's tolerations, plus what the DefaultTolerationSeconds admission plugin adds to every
  * pod (not-ready and unreachable, NoExecute, for defaultSeconds) when the pod has none for them.
+ * Upstream that duration is an apiserver flag; here the controller-manager's flag also applies to
+ * tolerations exactly as that admission plugin wrote them (Exists, NoExecute, 300 s), so a short
+ * value takes effect for pods admitted with the default.
  */
 export function effectiveTolerations(p: Pod, defaultSeconds: number): Toleration[] {
-  const ts = [...(p.spec?.tolerations ?? [])];
+  const ts = (p.spec?.tolerations ?? []).map((t) =>
+    (t.key === TAINT_NOT_READY || t.key === TAINT_UNREACHABLE) && t.operator === 'Exists' && t.effect === 'NoExecute' && t.tolerationSeconds === ADMISSION_DEFAULT_TOLERATION_SECONDS && t.value === undefined
+      ? { ...t, tolerationSeconds: defaultSeconds } : t);
   for (const key of [TAINT_NOT_READY, TAINT_UNREACHABLE]) {
     const has = ts.some((t) => (t.key === key || (!t.key && t.operator === 'Exists')) && (!t.effect || t.effect === 'NoExecute'));
     if (!has) ts.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: defaultSeconds });
