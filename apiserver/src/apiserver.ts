@@ -25,7 +25,7 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
   logger?: Logger;
   /**
    * Address pods use to reach this apiserver, published in the `default/kubernetes` Service's
-   * endpoints. @default the first bind address unless it is loopback (then nothing is published)
+   * endpoints. @default the first non-loopback, non-wildcard bind address (none: nothing is published)
    */
   advertiseAddress?: string;
   /** Use this storage instead of etcd (tests); not closed by the component. */
@@ -86,7 +86,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         // Caches start now, as upstream's do at startup: a watch from a list's resourceVersion must not
         // find a cache that began after it (that would be a 410 for every first watcher).
         if (cacher) await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
-        const advertise = cfg.advertiseAddress ?? (isLoopback(hosts[0]!) ? undefined : hosts[0]!);
+        const advertise = cfg.advertiseAddress ?? hosts.find((h) => !isLoopback(h) && h !== '0.0.0.0' && h !== '::');
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };
           await reconcileKubernetesService(a.registry, { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange) });
