@@ -19,7 +19,10 @@ interface Run { code: number; stdout: string; stderr: string }
 
 /** Runs kubectl asynchronously (the apiserver lives in this process) with a fresh cache dir. */
 function kubectl(...args: string[]): Promise<Run> {
-  const cache = mkdtempSync(join(dir, 'cache-'));
+  return kubectlWithCache(mkdtempSync(join(dir, 'cache-')), ...args);
+}
+
+function kubectlWithCache(cache: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', cache, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
@@ -151,6 +154,17 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
       assert.equal(lines[0]!.trim().split(/\s+/).join(' '), header, kind);
       assert.ok(lines.slice(1).some((l) => row.test(l)), `${kind}:\n${lines.join('\n')}`);
     }
+  });
+
+  test('a warm cache (discovery, hashed OpenAPI URLs) keeps working', async () => {
+    const cache = mkdtempSync(join(dir, 'warm-'));
+    const cm = (name: string) => file(`${name}.json`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
+    for (const name of ['warm1', 'warm2']) {
+      const r = await kubectlWithCache(cache, 'create', '-f', cm(name));
+      assert.match(ok(r), new RegExp(`configmap/${name} created`));
+      assert.equal(r.stderr, '');
+    }
+    assert.match(ok(await kubectlWithCache(cache, 'get', 'cm', 'warm1', 'warm2')), /warm1\s+1\s+\d+s\n.*warm2/s);
   });
 
   test('get all expands the category', async () => {
