@@ -31,6 +31,9 @@ export interface SchedulerConfig {
   identity?: string;
   leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number; namespace?: string; name?: string };
   profile?: ProfileConfig;
+  /** Per-pod backoff bounds. @default 1000 / 10000 */
+  podInitialBackoffMs?: number;
+  podMaxBackoffMs?: number;
   registry?: Record<string, PluginFactory>;
   /** Client-side rate limit for the clientset built here. @default 1000 / burst 2000 */
   qps?: number;
@@ -72,6 +75,8 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
     client, recorder, clock, logger: log, metrics,
     ...(cfg.profile ? { profile: cfg.profile } : {}),
     ...(cfg.registry ? { registry: cfg.registry } : {}),
+    ...(cfg.podInitialBackoffMs !== undefined ? { podInitialBackoffMs: cfg.podInitialBackoffMs } : {}),
+    ...(cfg.podMaxBackoffMs !== undefined ? { podMaxBackoffMs: cfg.podMaxBackoffMs } : {}),
     namespaceLabels: (ns) => namespaces.lister.get(ns)?.metadata.labels,
     services: (ns) => services.lister.list(ns),
     replicaSets: (ns) => replicaSets.lister.list(ns),

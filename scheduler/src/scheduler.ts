@@ -39,6 +39,9 @@ export interface SchedulerOptions {
   priorityClassValue?: (name: string) => number | undefined;
   /** The globalDefault PriorityClass value, if any. */
   defaultPriority?: () => number | undefined;
+  /** Per-pod backoff bounds. @default 1000 / 10000 */
+  podInitialBackoffMs?: number;
+  podMaxBackoffMs?: number;
 }
 
 /** The result of a successful scheduling algorithm run. */
@@ -93,6 +96,8 @@ export class Scheduler {
     queue = new SchedulingQueue({
       clock: this.clock,
       less: sort ? (a, b) => sort.less(a, b) : (a, b) => a.timestamp < b.timestamp,
+      ...(o.podInitialBackoffMs !== undefined ? { initialBackoffMs: o.podInitialBackoffMs } : {}),
+      ...(o.podMaxBackoffMs !== undefined ? { maxBackoffMs: o.podMaxBackoffMs } : {}),
     });
     this.queue = queue;
   }

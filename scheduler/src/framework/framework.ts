@@ -9,8 +9,16 @@ import type {
 import { Status } from './status.js';
 import { CycleState, NodeInfo, PodInfo, podKey, podPriority, type Pod } from './types.js';
 
+/** Extension points, as KubeSchedulerConfiguration's `plugins` names them. */
+export type ExtensionPoint = 'queueSort' | 'preFilter' | 'filter' | 'postFilter' | 'preScore' | 'score' | 'reserve' | 'bind';
+
 /** One enabled plugin of a profile; weight applies to its Score (default 1). */
-export interface PluginSpec { name: string; weight?: number }
+export interface PluginSpec {
+  name: string;
+  weight?: number;
+  /** Extension points where this plugin stays off although it implements them. */
+  disabled?: readonly ExtensionPoint[];
+}
 
 /** A scheduling profile (KubeSchedulerProfile). */
 export interface ProfileConfig {
@@ -74,16 +82,18 @@ export class Framework implements FrameworkRunner {
       if (!f) throw new Error(`plugin "${s.name}" is not registered`);
       return f(profile.pluginConfig?.[s.name], this.handle);
     });
-    const weight = new Map(specs.map((s) => [s.name, s.weight ?? 1]));
-    this.queueSort = this.plugins.find((p) => has(p, 'less')) as QueueSortPlugin | undefined;
-    this.preFilter = this.plugins.filter((p) => has(p, 'preFilter')) as PreFilterPlugin[];
-    this.filter = this.plugins.filter((p) => has(p, 'filter')) as FilterPlugin[];
-    this.postFilter = this.plugins.filter((p) => has(p, 'postFilter')) as PostFilterPlugin[];
-    this.preScore = this.plugins.filter((p) => has(p, 'preScore')) as PreScorePlugin[];
-    this.scorePlugins = (this.plugins.filter((p) => has(p, 'score')) as ScorePlugin[])
-      .map((plugin) => ({ plugin, weight: weight.get(plugin.name) ?? 1 }));
-    this.reservePlugins = this.plugins.filter((p) => has(p, 'reserve')) as ReservePlugin[];
-    this.bindPlugins = this.plugins.filter((p) => has(p, 'bind')) as BindPlugin[];
+    const weight = new Map(specs.map((sp) => [sp.name, sp.weight ?? 1]));
+    const off = new Map(specs.map((sp) => [sp.name, new Set(sp.disabled ?? [])]));
+    const at = <T extends Plugin>(point: ExtensionPoint, method: string): T[] =>
+      this.plugins.filter((p) => has(p, method) && !off.get(p.name)?.has(point)) as T[];
+    this.queueSort = at<QueueSortPlugin>('queueSort', 'less')[0];
+    this.preFilter = at<PreFilterPlugin>('preFilter', 'preFilter');
+    this.filter = at<FilterPlugin>('filter', 'filter');
+    this.postFilter = at<PostFilterPlugin>('postFilter', 'postFilter');
+    this.preScore = at<PreScorePlugin>('preScore', 'preScore');
+    this.scorePlugins = at<ScorePlugin>('score', 'score').map((plugin) => ({ plugin, weight: weight.get(plugin.name) ?? 1 }));
+    this.reservePlugins = at<ReservePlugin>('reserve', 'reserve');
+    this.bindPlugins = at<BindPlugin>('bind', 'bind');
   }
 
   /** Runs PreFilter plugins in order; the first rejection or error stops the cycle. */
