@@ -361,4 +361,13 @@ describe('resource CRUD', () => {
     const p2 = (await app.inject({ method: 'GET', url: `/api/v1/namespaces/default/configmaps?limit=2&continue=${encodeURIComponent(p1.metadata.continue)}` })).json();
     assert.deepEqual(p2.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['c']);
   });
+
+  test('PATCH of a missing object is 404 even for create-on-update resources', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'PATCH', url: '/apis/coordination.k8s.io/v1/namespaces/default/leases/nope', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: {} } });
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().message, 'leases.coordination.k8s.io "nope" not found');
+    const put = await app.inject({ method: 'PUT', url: '/apis/coordination.k8s.io/v1/namespaces/default/leases/l1', payload: { metadata: { name: 'l1' }, spec: { holderIdentity: 'a' } } });
+    assert.equal(put.statusCode, 201, put.body);
+  });
 });

@@ -170,7 +170,7 @@ async function handleScale(deps: HandlerDeps, store: Store, info: ResourceReques
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
   let precondition: string | undefined;
   const compute = (current: KubeObject | undefined): KubeObject => {
-    if (!current) throw new ApiError('NotFound', `${store.resource.resource}.${store.resource.group} "${name}" not found`);
+    if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const currentScale = scaleOf(current);
     let desired: unknown;
     if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
@@ -222,7 +222,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     }
   }
   const compute = (current: KubeObject | undefined): KubeObject => {
-    if (!current) throw new ApiError('NotFound', 'not found');
+    if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const base = structuredClone(current);
     const patched = applyPatch(type, base, patch, r) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
