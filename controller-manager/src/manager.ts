@@ -6,6 +6,7 @@
  * /metrics (workqueue depth, reconcile latency and errors per controller) on healthPort.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { createClientset, createEventRecorder, newInformerFactory, newWorkerMetrics, runLeaderElection, type Clientset, type EventRecorderWithFlush } from '@mk8s/client';
 import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
@@ -143,6 +144,7 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
 
   const runAll = async (signal: AbortSignal): Promise<void> => {
     leading = true;
+    setMaxListeners(0, signal); // every controller, worker pool and monitor listens for the end
     log.info({ controllers: [...controllers.keys()] }, 'Starting controllers');
     const depth = setInterval(() => { for (const [name, c] of controllers) metrics.observeDepth?.({ controller: name, depth: c.queue.len() }); }, 1000);
     depth.unref();
@@ -157,6 +159,7 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
   };
 
   async function run(signal: AbortSignal): Promise<void> {
+    setMaxListeners(0, signal);
     const port = cfg.healthPort ?? 10257;
     const health = port >= 0
       ? await serveHealth({ port, host: cfg.healthHost ?? '127.0.0.1', registry, isReady: () => synced }).catch((err: unknown) => { rejectReady(err); throw err; })
