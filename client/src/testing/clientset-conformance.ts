@@ -5,7 +5,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, Pods, isAlreadyExists, isBadRequest, isConflict, isNotFound, type KubeObject, type WatchEvent } from '@mk8s/api';
+import { ConfigMaps, Deployments, Pods, isAlreadyExists, isBadRequest, isConflict, isNotFound, type KubeObject, type WatchEvent } from '@mk8s/api';
 import type { Clientset } from '../interfaces.js';
 
 export interface ClientsetConformanceFixture {
@@ -106,6 +106,27 @@ export function defineClientsetConformance(name: string, setup: () => Promise<Cl
       assert.deepEqual(await names({ labelSelector: 'suite=conf,tier!=a' }), ['conf-l2']);
       assert.deepEqual(await names({ labelSelector: 'tier in (a,b)' }), ['conf-l1', 'conf-l2']);
       assert.deepEqual(await names({ fieldSelector: 'metadata.name=conf-l3' }), ['conf-l3']);
+    });
+
+    withFixture('delete with a stale uid precondition is Conflict', async ({ client, namespace }) => {
+      const c = client.resource<CM>(ConfigMaps, namespace);
+      await c.create(cm('conf-pre', namespace));
+      await assert.rejects(c.delete('conf-pre', { preconditions: { uid: '00000000-0000-0000-0000-000000000000' } }), isConflict);
+      await c.delete('conf-pre');
+    });
+
+    withFixture('metadata.generation starts at 1, moves with spec, not with status', async ({ client, namespace }) => {
+      const c = client.resource<KubeObject>(Deployments, namespace);
+      const labels = { app: 'conf-gen' };
+      const d = await c.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'conf-gen', namespace },
+        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } });
+      assert.equal(d.metadata.generation, 1);
+      const s = await c.updateStatus({ ...d, status: { observedGeneration: 1, replicas: 0 } });
+      assert.equal(s.metadata.generation, 1);
+      const p = await c.patch('conf-gen', 'merge', { spec: { replicas: 2 } });
+      assert.equal(p.metadata.generation, 2);
+      const l = await c.patch('conf-gen', 'merge', { metadata: { labels: { x: 'y' } } });
+      assert.equal(l.metadata.generation, 2);
     });
 
     withFixture('a finalizer holds deletion until it is removed', async ({ client, namespace }) => {

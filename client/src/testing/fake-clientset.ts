@@ -166,7 +166,7 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
         return next;
       };
       try {
-        return this.t.mutate(this.r, this.ns, name, apply) as T;
+        return this.t.mutate(this.r, this.ns, name, apply, { specChange: opts.subresource !== 'status' }) as T;
       } catch (err) {
         if (type === 'apply' && err instanceof ApiError && err.reason === 'NotFound') return this.t.create(this.r, this.ns || undefined, patch as KubeObject) as T;
         throw err;

@@ -142,13 +142,16 @@ export class ObjectTracker {
   }
 
   /** Applies fn to a copy of the stored object and writes the result (for patches). */
-  mutate(r: ResourceDescriptor, namespace: string | undefined, name: string, fn: (cur: KubeObject) => KubeObject): KubeObject {
+  mutate(r: ResourceDescriptor, namespace: string | undefined, name: string, fn: (cur: KubeObject) => KubeObject, o: { specChange?: boolean } = {}): KubeObject {
     const key = this.keyOf(r, namespace, name);
     const cur = this.bucket(r).get(key);
     if (!cur) throw errors.notFound(qualifiedResource(r), name);
     const next = fn(clone(cur.obj));
     setMeta(next, { ...next.metadata, uid: cur.obj.metadata.uid, name: cur.obj.metadata.name });
     if (r.namespaced) m(next).namespace = cur.obj.metadata.namespace;
+    if (o.specChange && cur.obj.metadata.generation !== undefined) {
+      m(next).generation = JSON.stringify(next['spec']) !== JSON.stringify(cur.obj['spec']) ? cur.obj.metadata.generation + 1 : cur.obj.metadata.generation;
+    }
     const rv = next.metadata.resourceVersion;
     if (rv && rv !== cur.obj.metadata.resourceVersion) throw errors.conflict(qualifiedResource(r), name);
     return this.write(r, key, cur.obj, next);
