@@ -5,6 +5,8 @@ export type { Storage, StorageEvent, StorageList, StorageListOptions, StorageWat
 export { AnonymousAuthenticator, ANONYMOUS_USER, type Authenticator, type UserInfo } from './auth/authentication.js';
 export { AlwaysAllowAuthorizer, type Authorizer, type AuthorizationAttributes, type Decision } from './auth/authorization.js';
 export type { AdmissionPlugin, AdmissionAttributes, AdmissionOperation } from './admission/interfaces.js';
-export { NamespaceLifecycle, IMMORTAL_NAMESPACES } from './admission/namespace-lifecycle.js';
+export { NamespaceLifecycle, IMMORTAL_NAMESPACES } from './admission/plugins/namespace-lifecycle.js';
+export { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.js';
+export { DefaultPodFields } from './admission/plugins/pod-defaults.js';
 export { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './endpoints/request-info.js';
 export { createRegistry, Store, STRATEGIES, type Registry, type RestStrategy, type RequestContext } from './registry/index.js';

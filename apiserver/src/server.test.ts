@@ -370,4 +370,18 @@ describe('resource CRUD', () => {
     const put = await app.inject({ method: 'PUT', url: '/apis/coordination.k8s.io/v1/namespaces/default/leases/l1', payload: { metadata: { name: 'l1' }, spec: { holderIdentity: 'a' } } });
     assert.equal(put.statusCode, 201, put.body);
   });
+
+  test('pod admission: service account, tolerations, priority from PriorityClass', async (t) => {
+    const { app } = await setup(t);
+    const plain = (await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('plain') })).json();
+    assert.equal(plain.spec.serviceAccountName, 'default');
+    assert.equal(plain.spec.priority, 0);
+    assert.equal(plain.spec.tolerations.length, 2);
+    const crit = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('crit', { spec: { priorityClassName: 'system-node-critical', containers: [{ name: 'c', image: 'x' }] } }) });
+    assert.equal(crit.statusCode, 201, crit.body);
+    assert.equal(crit.json().spec.priority, 2000001000);
+    const unknown = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('u', { spec: { priorityClassName: 'nope', containers: [{ name: 'c', image: 'x' }] } }) });
+    assert.equal(unknown.statusCode, 403);
+    assert.equal(unknown.json().message, 'pods "u" is forbidden: no PriorityClass with name nope was found');
+  });
 });

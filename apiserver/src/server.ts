@@ -3,14 +3,16 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, Namespaces, RESOURCES, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, Namespaces, PriorityClasses, RESOURCES, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Storage } from './storage/interfaces.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
-import { forbidden, NamespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
+import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
+import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
 import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js';
 import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
@@ -80,8 +82,15 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       throw err;
     }
   });
+  const priorityClasses = () => registry!.get(PriorityClasses)!;
+  const priority = new Priority({
+    get: async (name) => {
+      try { return await priorityClasses().get('', name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+    },
+    list: async () => (await priorityClasses().list('', { resourceVersion: '0' })).items,
+  });
   registry = createRegistry({
-    storage: o.storage, clock, admission: [lifecycle, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
     services: {
@@ -211,13 +220,20 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   return Object.assign(app, { registry, metrics }) as FastifyInstance & { registry: Registry; metrics: ApiServerMetrics };
 }
 
-/** Creates the namespaces that must exist, tolerating another apiserver doing the same. */
+/** Creates the namespaces (and system PriorityClasses) that must exist, tolerating another apiserver doing the same. */
 export async function ensureNamespaces(registry: Registry, _clock: Clock, names: readonly string[]): Promise<void> {
   const store = registry.get(Namespaces)!;
   const rc: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
   for (const name of names) {
     try {
       await store.create(rc, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } as KubeObject);
+    } catch (err) {
+      if (toApiError(err).reason !== 'AlreadyExists') throw err;
+    }
+  }
+  for (const pc of SYSTEM_PRIORITY_CLASSES) {
+    try {
+      await registry.get(PriorityClasses)!.create(rc, '', pc);
     } catch (err) {
       if (toApiError(err).reason !== 'AlreadyExists') throw err;
     }

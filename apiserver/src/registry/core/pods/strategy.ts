@@ -1,26 +1,8 @@
-import { Pods, type KubeObject } from '@mk8s/api';
+import { Pods, podQOSClass } from '@mk8s/api';
 import type { RestStrategy } from '../../generic/strategy.js';
 
 type Obj = Record<string, unknown>;
 const asObj = (v: unknown): Obj => (typeof v === 'object' && v !== null ? (v as Obj) : {});
-const containersOf = (spec: Obj): Obj[] => [...((spec['initContainers'] ?? []) as Obj[]), ...((spec['containers'] ?? []) as Obj[])];
-
-/** Upstream's qos.GetPodQOS, reduced to cpu and memory. */
-export function podQOSClass(pod: KubeObject): 'BestEffort' | 'Burstable' | 'Guaranteed' {
-  const cs = containersOf(asObj(pod['spec']));
-  let any = false; let guaranteed = cs.length > 0;
-  for (const c of cs) {
-    const res = asObj(c['resources']);
-    const req = asObj(res['requests']); const lim = asObj(res['limits']);
-    for (const r of ['cpu', 'memory']) {
-      if (req[r] !== undefined || lim[r] !== undefined) any = true;
-      const want = req[r] ?? lim[r];
-      if (lim[r] === undefined || String(want) !== String(lim[r])) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
 
 export const podStrategy: RestStrategy = {
   resource: Pods,

@@ -3,7 +3,7 @@
  * missing or Terminating namespace, and the system namespaces may not be deleted.
  */
 import { ApiError, errors, qualifiedResource, type KubeObject } from '@mk8s/api';
-import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from './interfaces.js';
+import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
 
 export const NAME = 'NamespaceLifecycle';
 /** Namespaces that can never be deleted. */
