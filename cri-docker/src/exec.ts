@@ -98,8 +98,9 @@ export async function exec(ctx: ShimContext, req: ExecRequest, io: ExecIO): Prom
           else break;
         }
       } catch { /* the input ended badly: treat as closed */ }
-      // Half-close: Docker closes the process's stdin but keeps sending its output.
-      if (stdinOpen) { stdinOpen = false; stream.end(); }
+      // Half-close: Docker closes the process's stdin but keeps sending its output. Not with a
+      // TTY: there Docker drops the output still in flight, and a terminal's EOF is ^D anyway.
+      if (stdinOpen && !req.tty) { stdinOpen = false; stream.end(); }
     })();
     await output;
     if (io.signal?.aborted) throw io.signal.reason;
