@@ -91,6 +91,10 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
     healthPort: () => healthPort,
     async run(signal: AbortSignal): Promise<void> {
       if (o.podCidr) await runtime.updateRuntimeConfig({ networkConfig: { podCidr: o.podCidr } });
+      // Not fatal (dockerd may come up later), but every sandbox would fail: say so early.
+      await ctx.docker.getImage(ctx.pauseImage).inspect().catch((err: unknown) => {
+        logger.warn({ err, image: ctx.pauseImage }, 'Pause image is not available; run images/build.sh');
+      });
       const server = await serveCri({ socketPath: o.socketPath, runtime, image: images });
       let serving = true;
       const health = o.healthPort === undefined ? undefined : await serveHealth({
