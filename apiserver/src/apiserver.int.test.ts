@@ -224,11 +224,16 @@ describe('apiserver on real etcd', () => {
       for (const u of multi.urls) assert.equal((await call(u, 'GET', '/api/v1/namespaces/default')).status, 200);
       assert.match(multi.urls[1]!, /^http:\/\/127\.0\.0\.2:\d+$/);
       // The advertise address is published as the default/kubernetes Service's endpoints.
+      let slice = await call(srv.url, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+      for (const deadline = Date.now() + 10_000; slice.status !== 200 && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 50));
+        slice = await call(srv.url, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+      }
+      // Published in order: Service, Endpoints, EndpointSlice.
       const svc = await call(srv.url, 'GET', '/api/v1/namespaces/default/services/kubernetes');
       assert.equal(svc.body['spec']['clusterIP'], '10.96.0.1');
       const ep = await call(srv.url, 'GET', '/api/v1/namespaces/default/endpoints/kubernetes');
       assert.deepEqual(ep.body['subsets'][0]['addresses'], [{ ip: '10.240.0.1' }]);
-      const slice = await call(srv.url, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
       assert.deepEqual(slice.body['endpoints'][0]['addresses'], ['10.240.0.1']);
     } finally {
       ac.abort();

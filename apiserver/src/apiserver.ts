@@ -89,7 +89,15 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         const advertise = cfg.advertiseAddress ?? hosts.find((h) => !isLoopback(h) && h !== '0.0.0.0' && h !== '::');
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };
-          await reconcileKubernetesService(a.registry, { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange) });
+          const opts = { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange) };
+          void (async () => {
+            for (let delay = 500; !signal.aborted; delay = Math.min(delay * 2, 10_000)) {
+              try { await reconcileKubernetesService(a.registry, opts); return; } catch (err) {
+                log.warn({ err }, 'Could not publish the kubernetes Service endpoints, retrying');
+              }
+              await new Promise((r) => setTimeout(r, delay));
+            }
+          })();
         }
         log.info({ urls, etcd: cfg.etcdServers }, 'Started serving');
         resolveReady();

@@ -213,7 +213,19 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
 
   if (o.bootstrapNamespaces ?? true) {
     app.addHook('onReady', async () => {
-      await ensureNamespaces(registry, clock, SYSTEM_NAMESPACES);
+      // First attempt inline (tests and callers expect the namespaces once ready); if etcd is not
+      // reachable yet, keep trying in the background instead of failing the start.
+      const attempt = async (delayMs: number): Promise<void> => {
+        try {
+          await ensureNamespaces(registry, clock, SYSTEM_NAMESPACES);
+        } catch (err) {
+          if (closing.signal.aborted) return;
+          o.logger.warn({ err }, 'Could not create the system namespaces, retrying');
+          const cancel = clock.setTimeout(() => { void attempt(Math.min(delayMs * 2, 10_000)); }, delayMs);
+          closing.signal.addEventListener('abort', cancel, { once: true });
+        }
+      };
+      await attempt(500);
     });
   }
 
