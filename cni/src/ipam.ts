@@ -1,0 +1,136 @@
+/**
+ * Host-local-style IPAM (containernetworking/plugins ipam/host-local/backend/disk): one file per
+ * allocated IP under <dataDir>/<network>/, created with O_EXCL so two allocators can never hold the
+ * same address, holding "<containerId>\r\n<ifname>" (host-local's format). A lock directory
+ * serializes whole operations (scan + allocate + GC) across concurrent plugin processes of one node.
+ */
+import { mkdir, readdir, readFile, rm, writeFile, rmdir, open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { intToIp, ipToInt, podRange, type Cidr } from './cidr.js';
+
+const LAST_RESERVED = 'last_reserved_ip.0';
+const LOCK = 'lock.d';
+
+/** One allocation as recorded on disk. */
+export interface Allocation { ip: string; containerId: string; ifname: string }
+
+/** Options of {@link DiskIpam}. */
+export interface DiskIpamOptions {
+  /** The data dir of the network config (per node: several nodes share one host). */
+  dataDir: string;
+  /** The network's name (the conflist's `name`): allocations live in dataDir/network. */
+  network: string;
+  subnet: Cidr;
+  /** How long to wait for the lock before failing (the caller reports CNI error 11, try again). @default 15000 */
+  lockTimeoutMs?: number;
+  /** Tells whether a pid is alive; injected for tests. @default process.kill(pid, 0) */
+  pidAlive?: (pid: number) => boolean;
+}
+
+export class IpamExhaustedError extends Error {}
+export class LockTimeoutError extends Error {}
+
+function defaultPidAlive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
+}
+
+/** DiskIpam hands out and releases pod IPs from one subnet. Safe across processes via its lock. */
+export class DiskIpam {
+  readonly dir: string;
+  private readonly pidAlive: (pid: number) => boolean;
+  constructor(private readonly o: DiskIpamOptions) {
+    this.dir = join(o.dataDir, o.network);
+    this.pidAlive = o.pidAlive ?? defaultPidAlive;
+  }
+
+  /**
+   * withLock runs fn while holding the network's lock. The lock is a directory holding the owner's
+   * pid, so a plugin killed mid-operation leaves a lock the next caller can see is stale.
+   */
+  async withLock<T>(fn: () => Promise<T>): Promise<T> {
+    await mkdir(this.dir, { recursive: true });
+    const lock = join(this.dir, LOCK);
+    const deadline = Date.now() + (this.o.lockTimeoutMs ?? 15_000);
+    for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+      try {
+        await mkdir(lock);
+        await writeFile(join(lock, 'pid'), String(process.pid));
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const owner = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+        // An empty pid file means the owner is between mkdir and writeFile: wait, unless that is old news.
+        if (owner > 0 && !this.pidAlive(owner)) { await rm(lock, { recursive: true, force: true }); continue; }
+        if (Date.now() > deadline) throw new LockTimeoutError(`timed out waiting for the IPAM lock ${lock} (held by pid ${owner || 'unknown'})`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    try { return await fn(); } finally {
+      await rm(join(lock, 'pid'), { force: true });
+      await rmdir(lock).catch(() => undefined);
+    }
+  }
+
+  /** All allocations on disk. Call under the lock for a consistent view. */
+  async list(): Promise<Allocation[]> {
+    let names: string[];
+    try { names = await readdir(this.dir); } catch { return []; }
+    const out: Allocation[] = [];
+    for (const name of names) {
+      if (!/^\d+\.\d+\.\d+\.\d+$/.test(name)) continue;
+      const text = await readFile(join(this.dir, name), 'utf8').catch(() => undefined);
+      if (text === undefined) continue;
+      const [containerId = '', ifname = ''] = text.split(/\r?\n/).map((s) => s.trim());
+      out.push({ ip: name, containerId, ifname });
+    }
+    return out;
+  }
+
+  /** The allocation of (containerId, ifname), if any. Call under the lock. */
+  async find(containerId: string, ifname: string): Promise<Allocation | undefined> {
+    return (await this.list()).find((a) => a.containerId === containerId && a.ifname === ifname);
+  }
+
+  /**
+   * allocate reserves the next free IP after the last one handed out (round robin like host-local,
+   * so a just-released IP is not reused at once). Idempotent per (containerId, ifname): returns
+   * the existing allocation. Call under the lock. Throws IpamExhaustedError when the range is full.
+   */
+  async allocate(containerId: string, ifname: string): Promise<Allocation> {
+    const existing = await this.find(containerId, ifname);
+    if (existing) return existing;
+    const { first, last } = podRange(this.o.subnet);
+    const size = last - first + 1;
+    let start = first;
+    const lastText = await readFile(join(this.dir, LAST_RESERVED), 'utf8').catch(() => '');
+    if (lastText) { try { const n = ipToInt(lastText.trim()); if (n >= first && n <= last) start = n + 1; } catch { /* ignore a corrupt marker */ } }
+    for (let i = 0; i < size; i++) {
+      const n = first + ((start - first + i) % size);
+      const ip = intToIp(n);
+      try {
+        const fh = await open(join(this.dir, ip), 'wx');
+        try { await fh.writeFile(`${containerId}\r\n${ifname}`); } finally { await fh.close(); }
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw err;
+      }
+      await writeFile(join(this.dir, LAST_RESERVED), ip);
+      return { ip, containerId, ifname };
+    }
+    throw new IpamExhaustedError(`no IP addresses available in range set: ${intToIp(first)}-${intToIp(last)}`);
+  }
+
+  /** release frees every IP of (containerId, ifname). Idempotent. Call under the lock. Returns what it freed. */
+  async release(containerId: string, ifname: string): Promise<string[]> {
+    const freed: string[] = [];
+    for (const a of await this.list()) {
+      if (a.containerId !== containerId || a.ifname !== ifname) continue;
+      await rm(join(this.dir, a.ip), { force: true });
+      freed.push(a.ip);
+    }
+    return freed;
+  }
+
+  /** releaseIp frees one IP. Idempotent. Call under the lock. */
+  async releaseIp(ip: string): Promise<void> { await rm(join(this.dir, ip), { force: true }); }
+}

@@ -1,0 +1,1 @@
+export { FakeLinkOps } from './fake-link-ops.js';
