@@ -85,6 +85,10 @@ test('kubectl rollout status / history / undo / scale / delete', async () => {
   assert.equal(d.spec?.template?.spec?.containers[0]?.image, 'busybox:1');
   assert.match(await kubectl('rollout', 'history', 'deploy/web'), /^3\s/m);
 
+  assert.match(await kubectl('rollout', 'restart', 'deploy/web'), /deployment.apps\/web restarted/);
+  assert.match(await kubectl('rollout', 'status', 'deploy/web', '--timeout=60s'), /successfully rolled out/);
+  assert.match(await kubectl('rollout', 'history', 'deploy/web'), /^4\s/m);
+
   assert.match(await kubectl('scale', 'deploy/web', '--replicas=5'), /deployment.apps\/web scaled/);
   await waitFor('5 pods', async () => (await client.resource(Pods, NS).list()).items.filter((p) => !p.metadata.deletionTimestamp).length === 5);
   assert.match(await kubectl('rollout', 'status', 'deploy/web', '--timeout=60s'), /successfully rolled out/);

@@ -78,5 +78,6 @@ test('the standby takes over within the lease duration after the leader is kille
   await watching;
   assert.equal(created.size, 12, 'each pod created once');
   assert.equal(maxLive, 12);
-  assert.ok(tookOver < LEASE_MS * 3, `took over after ${tookOver} ms`);
+  // acquiring waits for the lease to expire (LEASE_MS after the last renewal) plus a retry period
+  assert.ok(tookOver < LEASE_MS * 2, `took over after ${tookOver} ms`);
 });

@@ -162,3 +162,17 @@ test('deployment: a ReplicaSet of ours left by a lost create is reused, not dupl
   await f.reconcile('default/web');
   assert.equal((await rsList(f)).length, 1);
 });
+
+test('deployment: no progress within progressDeadlineSeconds sets Progressing=False ProgressDeadlineExceeded', async () => {
+  const f = setup();
+  const stale = new Date(f.clock.now() - 700_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const d = f.seed(deployment({ replicas: 2, image: 'v1', status: {
+    observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 2,
+    conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'x', lastUpdateTime: stale, lastTransitionTime: stale }],
+  } }));
+  f.seed(replicaSet(d, 'v1', 2, { available: 0, revision: 1, desired: 2 }));
+  await f.reconcile('default/web');
+  const p = (await getD(f)).status?.conditions?.find((c) => c.type === 'Progressing');
+  assert.deepEqual([p?.status, p?.reason], ['False', 'ProgressDeadlineExceeded']);
+  assert.match(p?.message ?? '', /^ReplicaSet "web-\w+" has timed out progressing\.$/);
+});

@@ -119,6 +119,7 @@ export class NodeLifecycleController extends BaseController {
     if (!h) {
       h = { probeTimestamp: now, readyHeartbeat: ready?.lastHeartbeatTime, leaseRenew: renew };
       this.health.set(name, h);
+      this.ctx.recorder.event(node, 'Normal', 'RegisteredNode', 'Node %s event: Registered Node %s in Controller', name, name);
     } else {
       if (ready?.lastHeartbeatTime !== h.readyHeartbeat) { h.readyHeartbeat = ready?.lastHeartbeatTime; h.probeTimestamp = now; }
       if (renew && renew !== h.leaseRenew) { h.leaseRenew = renew; h.probeTimestamp = now; }
