@@ -48,5 +48,8 @@ export async function podSandboxStatus(ctx: ShimContext, podSandboxId: string): 
   };
   const ip = await sandboxIp(ctx, info);
   if (ip) st.network = { ip };
+  // A CNI sandbox without an IP lost its network setup (the shim died mid-RunPodSandbox): not
+  // ready, so the kubelet replaces it instead of running containers without a network.
+  else if (labels[NETWORK_LABEL] === 'cni') st.state = 'SANDBOX_NOTREADY';
   return st;
 }

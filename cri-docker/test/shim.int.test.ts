@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isNotFound, type ContainerConfig, type ExecInput, type PodSandboxConfig } from '@mk8s/proto';
-import { createCriDockerShim } from '../src/index.js';
+import {
+  CONTAINER_NAME_LABEL, NETWORK_LABEL, NODE_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL, TYPE_LABEL, TYPE_SANDBOX,
+  createCriDockerShim,
+} from '../src/index.js';
 import { ensureImages, startTestShim, waitFor, type TestShim } from '../src/testing/index.js';
 
 describe('cri-docker shim against real Docker', () => {
@@ -171,6 +174,27 @@ describe('cri-docker shim against real Docker', () => {
     } finally {
       ac.abort();
       await running;
+    }
+  });
+
+  test('a sandbox whose network setup never finished (shim died mid-run) is not ready and can be removed', async () => {
+    // What a crash between `docker start` and CNI ADD leaves behind: a running pause container with our labels.
+    const half = await shim.docker.createContainer({
+      Image: 'mk8s/pause:3.9', HostConfig: { NetworkMode: 'none' },
+      Labels: {
+        [NODE_LABEL]: shim.nodeName, [TYPE_LABEL]: TYPE_SANDBOX, [NETWORK_LABEL]: 'cni', [POD_NAME_LABEL]: 'half',
+        [POD_NAMESPACE_LABEL]: 'int', [POD_UID_LABEL]: `half-${shim.nodeName}`, [CONTAINER_NAME_LABEL]: 'POD',
+      },
+    });
+    await half.start();
+    try {
+      assert.equal((await shim.runtime.podSandboxStatus(half.id)).state, 'SANDBOX_NOTREADY');
+      const listed = await shim.runtime.listPodSandbox({ id: half.id });
+      assert.deepEqual(listed.map((x) => [x.id, x.state]), [[half.id, 'SANDBOX_NOTREADY']]);
+      await shim.runtime.removePodSandbox(half.id);
+      await assert.rejects(shim.runtime.podSandboxStatus(half.id), isNotFound);
+    } finally {
+      await half.remove({ force: true }).catch(() => undefined);
     }
   });
 
