@@ -384,4 +384,18 @@ describe('resource CRUD', () => {
     assert.equal(unknown.statusCode, 403);
     assert.equal(unknown.json().message, 'pods "u" is forbidden: no PriorityClass with name nope was found');
   });
+
+  test('requests over the in-flight limit answer 429 with Retry-After', async (t) => {
+    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger(), maxRequestsInflight: { readonly: 0, mutating: 1 } });
+    t.after(() => app.close());
+    await app.ready();
+    const res = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods' });
+    assert.equal(res.statusCode, 429);
+    assert.equal(res.headers['retry-after'], '1');
+    assert.equal(res.json().reason, 'TooManyRequests');
+    for (let i = 0; i < 3; i++) {
+      const ok = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: `c${i}` } } });
+      assert.equal(ok.statusCode, 201, 'sequential writes each release their slot');
+    }
+  });
 });

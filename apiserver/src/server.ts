@@ -49,6 +49,11 @@ export interface ApiServerOptions {
   serviceClusterIPRange?: string;
   /** Service node port range. @default { base: 30000, size: 2768 } (30000-32767) */
   serviceNodePortRange?: { base: number; size: number };
+  /**
+   * Concurrent non-watch requests allowed (upstream --max-requests-inflight /
+   * --max-mutating-requests-inflight); more answer 429 with Retry-After. @default { readonly: 400, mutating: 200 }
+   */
+  maxRequestsInflight?: { readonly: number; mutating: number };
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -132,12 +137,32 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, notFoundError()));
 
+  // Stage 0: max-in-flight (watches are long-running and not counted, as upstream).
+  const limits = o.maxRequestsInflight ?? { readonly: 400, mutating: 200 };
+  const inflight = { readonly: 0, mutating: 0 };
+  const INFLIGHT = Symbol('inflight');
+  type Tracked = FastifyRequest & { [INFLIGHT]?: 'readonly' | 'mutating' };
+  const release = (req: Tracked) => {
+    const kind = req[INFLIGHT];
+    if (kind) { inflight[kind]--; delete req[INFLIGHT]; }
+  };
+  app.addHook('onResponse', async (req) => release(req as Tracked));
+  app.addHook('onRequestAbort', async (req) => release(req as Tracked));
+
   // Stage 1 and 2: authentication, authorization.
   app.addHook('onRequest', async (req, reply) => {
     // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
     if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
     req.requestInfo = parseRequestInfo(req.method, req.url);
     (req as unknown as { startMs: number }).startMs = performance.now();
+    if (req.requestInfo.resourceRequest && req.requestInfo.verb !== 'watch') {
+      const kind = req.method === 'GET' || req.method === 'HEAD' ? 'readonly' : 'mutating';
+      if (inflight[kind] >= limits[kind]) {
+        return sendError(reply.header('retry-after', '1'), new ApiError('TooManyRequests', 'Too many requests, please try again later.', { details: { retryAfterSeconds: 1 } }));
+      }
+      inflight[kind]++;
+      (req as Tracked)[INFLIGHT] = kind;
+    }
     const user = await authenticate(authenticators, req.raw);
     if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
     req.user = user;
