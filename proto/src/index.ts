@@ -9,3 +9,4 @@ export { RemoteRuntimeService, RemoteImageService, type RemoteServiceOptions } f
 export { runtimeServiceHandlers, imageServiceHandlers, serveCri, type CriServerOptions } from './grpc/handlers.js';
 export { loadCri, CRI_PROTO_PATH, CRI_LOADER_OPTIONS, unixAddress } from './grpc/load.js';
 export { normalizeImageRef } from './image-ref.js';
+export { linuxContainerResources, milliCpuToShares, milliCpuToQuota, QUOTA_PERIOD_US, type ContainerResourceAmounts } from './resources.js';
