@@ -1,4 +1,4 @@
 import { defineClientsetConformance } from './clientset-conformance.js';
 import { FakeClientset } from './fake-clientset.js';
 
-defineClientsetConformance('FakeClientset', async () => ({ client: new FakeClientset(), namespace: 'default' }));
+defineClientsetConformance('FakeClientset', async () => ({ client: new FakeClientset({ gracefulDeletion: true }), namespace: 'default' }));

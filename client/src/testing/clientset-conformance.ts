@@ -129,6 +129,30 @@ export function defineClientsetConformance(name: string, setup: () => Promise<Cl
       assert.equal(l.metadata.generation, 2);
     });
 
+    withFixture('a pod bound to a node is deleted gracefully; gracePeriodSeconds 0 removes it', async ({ client, namespace }) => {
+      const c = client.resource<KubeObject>(Pods, namespace);
+      await c.create({ ...pod('conf-grace', namespace), spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 20, containers: [{ name: 'c', image: 'busybox' }] } });
+      await c.delete('conf-grace');
+      const d = await c.get('conf-grace');
+      assert.ok(d.metadata.deletionTimestamp);
+      assert.equal(d.metadata.deletionGracePeriodSeconds, 20);
+      await c.delete('conf-grace', { gracePeriodSeconds: 0 });
+      await assert.rejects(c.get('conf-grace'), isNotFound);
+      await c.create(pod('conf-unbound', namespace));
+      await c.delete('conf-unbound');
+      await assert.rejects(c.get('conf-unbound'), isNotFound);
+    });
+
+    withFixture('propagationPolicy Foreground and Orphan add their finalizers', async ({ client, namespace }) => {
+      const c = client.resource<CM>(ConfigMaps, namespace);
+      await c.create(cm('conf-fg', namespace));
+      await c.delete('conf-fg', { propagationPolicy: 'Foreground' });
+      assert.deepEqual((await c.get('conf-fg')).metadata.finalizers, ['foregroundDeletion']);
+      await c.create(cm('conf-or', namespace));
+      await c.delete('conf-or', { propagationPolicy: 'Orphan' });
+      assert.deepEqual((await c.get('conf-or')).metadata.finalizers, ['orphan']);
+    });
+
     withFixture('a finalizer holds deletion until it is removed', async ({ client, namespace }) => {
       const c = client.resource<CM>(ConfigMaps, namespace);
       await c.create(cm('conf-f', namespace, { finalizers: ['example.com/hold'] }));

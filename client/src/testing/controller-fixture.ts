@@ -35,9 +35,9 @@ export class ControllerFixture {
   readonly context: ControllerContext;
   private controller: Reconciler | undefined;
 
-  constructor(o: { clock?: FakeClock; logger?: Logger } = {}) {
+  constructor(o: { clock?: FakeClock; logger?: Logger; gracefulDeletion?: boolean } = {}) {
     this.clock = o.clock ?? new FakeClock();
-    this.client = new FakeClientset({ clock: this.clock });
+    this.client = new FakeClientset({ clock: this.clock, ...(o.gracefulDeletion ? { gracefulDeletion: true } : {}) });
     this.informers = new FakeInformerFactory(this.client);
     this.logger = o.logger ?? silentLogger();
     const base: ControllerContext = { client: this.client, informers: this.informers, informerFactory: this.informers, logger: this.logger, clock: this.clock, recorder: this.recorder };
@@ -89,7 +89,7 @@ export class ControllerFixture {
 }
 
 /** Returns a fresh fixture: FakeClientset + FakeInformerFactory (hasSynced = true) + FakeClock + FakeEventRecorder. */
-export function newControllerFixture(o: { clock?: FakeClock; logger?: Logger } = {}): ControllerFixture {
+export function newControllerFixture(o: { clock?: FakeClock; logger?: Logger; gracefulDeletion?: boolean } = {}): ControllerFixture {
   return new ControllerFixture(o);
 }
 

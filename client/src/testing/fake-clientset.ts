@@ -47,6 +47,13 @@ export interface FakeClientsetOptions {
   /** Seeded objects (need apiVersion and kind); not recorded as actions. */
   objects?: KubeObject[];
   clock?: Clock;
+  /**
+   * Delete pods bound to a node gracefully (deletionTimestamp + grace period; gone after a delete
+   * with gracePeriodSeconds 0), exactly as the apiserver does. Off by default only because tests
+   * written earlier expect bound pods to vanish at once; new tests should turn it on.
+   * @default false
+   */
+  gracefulDeletion?: boolean;
 }
 
 export class FakeClientset implements Clientset {
@@ -55,7 +62,7 @@ export class FakeClientset implements Clientset {
   private reactors: { verb: string; resource: string; fn: Reactor }[] = [];
 
   constructor(o: FakeClientsetOptions = {}) {
-    this.tracker = new ObjectTracker(o.clock ? { clock: o.clock } : {});
+    this.tracker = new ObjectTracker({ ...(o.clock ? { clock: o.clock } : {}), ...(o.gracefulDeletion ? { gracefulDeletion: true } : {}) });
     for (const obj of o.objects ?? []) this.seed(obj);
   }
 
@@ -177,7 +184,11 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
   delete(name: string, opts: WriteOptions & DeleteOptions = {}): Promise<void> {
     const { signal: _s, fieldManager: _f, dryRun: _d, ...deleteOptions } = opts;
     return this.c.invoke(this.action('delete', { name, deleteOptions: deleteOptions as DeleteOptions }), () => {
-      this.t.delete(this.r, this.ns, name, opts.preconditions ? { preconditions: opts.preconditions as { uid?: string; resourceVersion?: string } } : {});
+      this.t.delete(this.r, this.ns, name, {
+        ...(opts.preconditions ? { preconditions: opts.preconditions as { uid?: string; resourceVersion?: string } } : {}),
+        ...(opts.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: opts.gracePeriodSeconds } : {}),
+        ...(opts.propagationPolicy ? { propagationPolicy: opts.propagationPolicy } : opts.orphanDependents === true ? { propagationPolicy: 'Orphan' } : {}),
+      });
     });
   }
 

@@ -20,6 +20,7 @@ interface HistoryEntry { rk: string; rv: number; type: 'ADDED' | 'MODIFIED' | 'D
 interface Watcher { rk: string; namespace: string; match: (o: unknown) => boolean; q: AsyncQueue<WatchEvent>; detach?: () => void }
 
 const clone = <T>(o: T): T => structuredClone(o);
+const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const GENERATE_SUFFIX = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** In-memory store of API objects keyed by resource and "ns/name". */
@@ -34,8 +35,12 @@ export class ObjectTracker {
   /** @default 10_000 history entries kept for watch resume */
   private readonly historyLimit: number;
 
-  constructor(o: { clock?: Clock; historyLimit?: number } = {}) {
+  /** Pods bound to a node get a deletion grace period, as on the apiserver. */
+  private readonly gracefulDeletion: boolean;
+
+  constructor(o: { clock?: Clock; historyLimit?: number; gracefulDeletion?: boolean } = {}) {
     this.clock = o.clock ?? realClock;
+    this.gracefulDeletion = o.gracefulDeletion ?? false;
     this.historyLimit = o.historyLimit ?? 10_000;
   }
 
@@ -129,7 +134,7 @@ export class ObjectTracker {
 
   private write(r: ResourceDescriptor, key: string, prev: KubeObject, next: KubeObject): KubeObject {
     // An object being deleted goes away once its last finalizer is removed.
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length)) {
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers?.length) && !next.metadata.deletionGracePeriodSeconds) {
       this.bucket(r).delete(key);
       next.metadata.resourceVersion = String(++this.rv);
       this.emit(r, 'DELETED', next, prev);
@@ -158,22 +163,49 @@ export class ObjectTracker {
   }
 
   /** Deletes (or, with finalizers, marks deleting). Preconditions on uid/resourceVersion → Conflict. */
-  delete(r: ResourceDescriptor, namespace: string | undefined, name: string, o: { preconditions?: { uid?: string; resourceVersion?: string } } = {}): KubeObject {
+  delete(r: ResourceDescriptor, namespace: string | undefined, name: string, o: { preconditions?: { uid?: string; resourceVersion?: string }; gracePeriodSeconds?: number; propagationPolicy?: string } = {}): KubeObject {
     const key = this.keyOf(r, namespace, name);
     const cur = this.bucket(r).get(key);
     if (!cur) throw errors.notFound(qualifiedResource(r), name);
     const p = o.preconditions;
     if (p?.uid && p.uid !== cur.obj.metadata.uid) throw errors.conflict(qualifiedResource(r), name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.obj.metadata.uid}`);
     if (p?.resourceVersion && p.resourceVersion !== cur.obj.metadata.resourceVersion) throw errors.conflict(qualifiedResource(r), name, `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${cur.obj.metadata.resourceVersion}`);
-    if (cur.obj.metadata.finalizers?.length) {
-      if (cur.obj.metadata.deletionTimestamp) return clone(cur.obj);
+    // As the apiserver's BeforeDelete: propagation policy finalizers, then graceful deletion
+    // (only pods bound to a node and not finished get a grace period).
+    let finalizers = [...(cur.obj.metadata.finalizers ?? [])];
+    if (o.propagationPolicy === 'Foreground') finalizers = [...finalizers.filter((f) => f !== 'orphan'), ...(finalizers.includes('foregroundDeletion') ? [] : ['foregroundDeletion'])];
+    else if (o.propagationPolicy === 'Orphan') finalizers = [...finalizers.filter((f) => f !== 'foregroundDeletion'), ...(finalizers.includes('orphan') ? [] : ['orphan'])];
+    else if (o.propagationPolicy === 'Background') finalizers = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+    const grace = Math.max(0, this.gracePeriodOf(r, cur.obj, o.gracePeriodSeconds));
+    const meta = cur.obj.metadata;
+    if (meta.deletionTimestamp) {
+      const existing = meta.deletionGracePeriodSeconds ?? 0;
+      if (grace === 0 && finalizers.length === 0) return this.remove(r, key, cur.obj);
+      if (grace >= existing && JSON.stringify(finalizers) === JSON.stringify(meta.finalizers ?? [])) return clone(cur.obj);
       const next = clone(cur.obj);
-      m(next).deletionTimestamp = new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-      m(next).deletionGracePeriodSeconds = 0;
+      if (finalizers.length) m(next).finalizers = finalizers; else delete m(next).finalizers;
+      if (grace < existing) { m(next).deletionGracePeriodSeconds = grace; m(next).deletionTimestamp = time(this.clock.now() + grace * 1000); }
       return this.write(r, key, cur.obj, next);
     }
+    if (grace === 0 && finalizers.length === 0) return this.remove(r, key, cur.obj);
+    const next = clone(cur.obj);
+    if (finalizers.length) m(next).finalizers = finalizers; else delete m(next).finalizers;
+    m(next).deletionTimestamp = time(this.clock.now() + grace * 1000);
+    m(next).deletionGracePeriodSeconds = grace;
+    return this.write(r, key, cur.obj, next);
+  }
+
+  private gracePeriodOf(r: ResourceDescriptor, obj: KubeObject, requested: number | undefined): number {
+    if (!this.gracefulDeletion || r.group !== '' || r.resource !== 'pods') return 0;
+    const spec = (obj['spec'] ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+    const phase = (obj['status'] as { phase?: string } | undefined)?.phase;
+    if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+    return requested ?? spec.terminationGracePeriodSeconds ?? 30;
+  }
+
+  private remove(r: ResourceDescriptor, key: string, cur: KubeObject): KubeObject {
     this.bucket(r).delete(key);
-    const last = clone(cur.obj);
+    const last = clone(cur);
     last.metadata.resourceVersion = String(++this.rv);
     this.emit(r, 'DELETED', last);
     return clone(last);
