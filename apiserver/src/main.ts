@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
- * [--port=6443] [--log-level=info]`.
+ * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
+ * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N]`.
  */
 import { parseArgs } from 'node:util';
 import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
       'log-level': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
       'advertise-address': { type: 'string' },
+      'max-requests-inflight': { type: 'string' },
+      'max-mutating-requests-inflight': { type: 'string' },
       'service-node-port-range': { type: 'string' },
     },
     strict: true,
@@ -40,9 +43,13 @@ async function main(): Promise<void> {
     if (!m) throw new Error(`invalid --service-node-port-range ${portRange}`);
     nodePorts = { base: Number(m[1]), size: Number(m[2]) - Number(m[1]) + 1 };
   }
+  const readonlyLimit = Number(values['max-requests-inflight'] ?? env('max-requests-inflight') ?? 400);
+  const mutatingLimit = Number(values['max-mutating-requests-inflight'] ?? env('max-mutating-requests-inflight') ?? 200);
+  if (!Number.isInteger(readonlyLimit) || !Number.isInteger(mutatingLimit)) throw new Error('invalid --max-requests-inflight / --max-mutating-requests-inflight');
   const signal = setupSignalHandler();
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
+    maxRequestsInflight: { readonly: readonlyLimit, mutating: mutatingLimit },
     ...(cidr ? { serviceClusterIPRange: cidr } : {}),
     ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
