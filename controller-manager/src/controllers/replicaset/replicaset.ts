@@ -163,7 +163,7 @@ export class ReplicaSetController extends BaseController {
     }
     if (diff > 0) {
       diff = Math.min(diff, this.burst);
-      const victims = podsToDelete(pods, pods, diff);
+      const victims = podsToDelete(pods, this.relatedPods(rs, pods), diff);
       this.expectations.expectDeletions(key, victims.map(objectKey));
       const errors: unknown[] = [];
       await Promise.all(victims.map(async (p) => {
@@ -179,6 +179,19 @@ export class ReplicaSetController extends BaseController {
       }));
       if (errors.length) throw errors[0];
     }
+  }
+
+  /**
+   * getIndirectlyRelatedPods: the active pods of every ReplicaSet sharing rs's controller (e.g. all
+   * of a Deployment's), so that deletion prefers nodes the whole Deployment is doubled up on.
+   */
+  private relatedPods(rs: RSObj, own: PodObj[]): PodObj[] {
+    const owner = controllerOf(rs);
+    if (!owner) return own;
+    const siblings = new Set(this.replicaSets.lister.list(rs.metadata.namespace).filter((x) => controllerOf(x)?.uid === owner.uid).map((x) => x.metadata.uid));
+    siblings.add(rs.metadata.uid);
+    const related = this.pods.lister.list(rs.metadata.namespace).filter((p) => isPodActive(p) && siblings.has(controllerOf(p)?.uid));
+    return related.length ? related : own;
   }
 
   private calculateStatus(rs: RSObj, pods: PodObj[], manageErr: unknown): ReplicaSetStatus {
