@@ -10,6 +10,9 @@ interface DockerStats {
   memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
 }
 
+/** The previous cumulative CPU sample per container (process-local; rebuilt by the next call). */
+const lastCpuSample = new Map<string, { usage: number; timestamp: number }>();
+
 /** One sample from `docker stats --no-stream` (one-shot: no second sample for a CPU rate). */
 async function sample(ctx: ShimContext, id: string, labels: Record<string, string>): Promise<ContainerStats> {
   let s: DockerStats;
@@ -26,9 +29,18 @@ async function sample(ctx: ShimContext, id: string, labels: Record<string, strin
   const workingSet = Math.max(0, usage - inactive);
   const { labels: l, annotations } = fromDockerLabels(labels);
   const limit = mem.limit ?? 0;
+  const usage0 = s.cpu_stats?.cpu_usage?.total_usage ?? 0;
+  const cpu: ContainerStats['cpu'] = { timestamp, usageCoreNanoSeconds: { value: usage0 } };
+  // One-shot samples carry no rate: derive usageNanoCores from this container's previous sample.
+  const prev = lastCpuSample.get(id);
+  if (prev && timestamp > prev.timestamp && usage0 >= prev.usage) {
+    cpu.usageNanoCores = { value: Math.round(((usage0 - prev.usage) / (timestamp - prev.timestamp)) * 1e9) };
+  }
+  lastCpuSample.set(id, { usage: usage0, timestamp });
+  if (lastCpuSample.size > 10_000) lastCpuSample.clear();
   return {
     attributes: { id, metadata: containerMetadata(labels), labels: l, annotations },
-    cpu: { timestamp, usageCoreNanoSeconds: { value: s.cpu_stats?.cpu_usage?.total_usage ?? 0 } },
+    cpu,
     memory: {
       timestamp,
       workingSetBytes: { value: workingSet },

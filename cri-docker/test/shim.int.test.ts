@@ -102,6 +102,8 @@ describe('cri-docker shim against real Docker', () => {
     assert.equal(st.resources?.linux?.memoryLimitInBytes, 64 * 1024 * 1024);
     const stats = await shim.runtime.containerStats(id);
     assert.ok((stats.memory?.workingSetBytes?.value ?? 0) > 0, 'a running container uses memory');
+    const again = await shim.runtime.containerStats(id);
+    assert.ok(again.cpu?.usageNanoCores !== undefined, 'a second sample has a CPU rate');
   });
 
   test('exceeding a 32Mi memory limit gives OOMKilled', async (t) => {
