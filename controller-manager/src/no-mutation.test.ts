@@ -1,0 +1,60 @@
+/**
+ * "Never mutate cached objects": every controller reconciles with every cached object deeply
+ * frozen; a write to one throws (ES modules run in strict mode).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RESOURCES, type KubeObject } from '@mk8s/api';
+import { newControllerFixture, type ControllerContext, type ControllerFixture } from '@mk8s/client/testing';
+import { DeploymentController } from './controllers/deployment/deployment.js';
+import { EndpointsController } from './controllers/endpoints/endpoints.js';
+import { EndpointSliceController } from './controllers/endpointslice/endpointslice.js';
+import { GarbageCollector } from './controllers/garbagecollector/garbagecollector.js';
+import { NamespaceController } from './controllers/namespace/namespace.js';
+import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
+import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
+import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+
+function deepFreeze(o: unknown): void {
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
+  Object.freeze(o);
+  for (const v of Object.values(o)) deepFreeze(v);
+}
+function freezeCaches(f: ControllerFixture): void {
+  for (const r of RESOURCES) for (const inf of f.informers.informersOf(r)) for (const o of inf.lister.list()) deepFreeze(o);
+}
+
+const tpl = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'v2', ports: [{ name: 'http', containerPort: 8080 }] }] } };
+const objects = (): KubeObject[] => [
+  { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', generation: 2, annotations: { a: 'b' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: tpl, revisionHistoryLimit: 1, progressDeadlineSeconds: 600 }, status: { observedGeneration: 1, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', lastUpdateTime: '2023-01-01T00:00:00Z', lastTransitionTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-old', namespace: 'default', annotations: { 'deployment.kubernetes.io/revision': '1', 'deployment.kubernetes.io/desired-replicas': '3' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': 'old' } }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 3, availableReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: 'default', labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] }, status: { phase: 'Running', podIP: '10.244.0.5', conditions: [{ type: 'Ready', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned', namespace: 'default', labels: { app: 'other' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'gone', controller: true }] }, spec: { nodeName: 'n1', containers: [{ name: 'c' }], tolerations: [{ key: 'x', operator: 'Exists', effect: 'NoSchedule' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
+  { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gone-ns', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['x'] }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+];
+
+const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: string, s: AbortSignal): Promise<unknown> }][] = [
+  ['replicaset', ['default/web-old'], (ctx) => new ReplicaSetController(ctx)],
+  ['deployment', ['default/web'], (ctx) => new DeploymentController(ctx)],
+  ['endpoints', ['default/web'], (ctx) => new EndpointsController(ctx)],
+  ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],
+  ['garbagecollector', ['pods|default/owned'], (ctx) => new GarbageCollector(ctx)],
+  ['namespace', ['gone-ns'], (ctx) => new NamespaceController(ctx)],
+  ['nodeipam', ['n1', 'n2'], (ctx) => new NodeIpamController(ctx)],
+  ['nodelifecycle', ['n1', 'n2'], (ctx) => new NodeLifecycleController(ctx, { defaultTolerationSeconds: 0 })],
+];
+
+for (const [name, keys, build] of builders) {
+  test(`${name}: reconciles without touching cached objects`, async () => {
+    const f = newControllerFixture();
+    const c = f.build(build);
+    for (const o of objects()) f.seed(o);
+    freezeCaches(f);
+    if (c instanceof NodeLifecycleController) await c.monitorNodeHealth(AbortSignal.timeout(5000));
+    for (const k of keys) await c.reconcile(k, AbortSignal.timeout(5000));
+    assert.ok(f.client.actions().length > 0, 'the controller did something');
+  });
+}
