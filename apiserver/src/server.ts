@@ -118,9 +118,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: MAX_REQUEST_BODY_BYTES,
     forceCloseConnections: true,
-    // kubectl sends `?timeout=32s` and similar; and URLs may carry encoded slashes in names.
+    // A trailing slash names the same resource; object names may be long (253 characters).
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
-    return503OnClosing: true,
+    // Our own 503 below answers a Status; fastify's is a bare JSON error.
+    return503OnClosing: false,
   }) as unknown as FastifyInstance;
 
   // One catch-all parser: the handler decodes by media type so that every failure is a Status.
@@ -150,7 +151,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onRequestAbort', async (req) => release(req as Tracked));
 
   // Stage 1 and 2: authentication, authorization.
+  let shuttingDown = false;
+  app.addHook('preClose', async () => { shuttingDown = true; });
   app.addHook('onRequest', async (req, reply) => {
+    if (shuttingDown) return sendError(reply.header('connection', 'close'), new ApiError('ServiceUnavailable', 'apiserver is shutting down'));
     // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
     if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
     req.requestInfo = parseRequestInfo(req.method, req.url);

@@ -25,6 +25,7 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(e.statusCode === 404 ? 'NotFound' : e.statusCode === 405 ? 'MethodNotAllowed' : 'BadRequest',
       e.message ?? 'bad request', { code: e.statusCode });
   }
+  if (e.statusCode === 503) return new ApiError('ServiceUnavailable', e.message ?? 'the server is shutting down');
   return new ApiError('InternalError', `Internal error occurred: ${e.message ?? String(err)}`);
 }
 
