@@ -1,1 +1,13 @@
-export {};
+export { createKubelet, type Kubelet, type KubeletConfig } from './kubelet.js';
+export { PodSyncer, specHash, linuxResources, type PodSyncerOptions } from './pod-syncer.js';
+export { PodWorkers, type PodWorkersOptions, type PodSyncResult } from './pod-workers.js';
+export { GenericPleg, generateEvents, plegState, type PlegState, type PodLifecycleEvent, type PodLifecycleEventType } from './pleg.js';
+export { Backoff } from './backoff.js';
+export { ProbeManager, RuntimeProber, type Prober, type ProbeKind, type ProbeOutcome } from './prober.js';
+export { computePodStatus, getPhase, qosClass, type PodRuntimeState, type StatusInput, type Waiting } from './status.js';
+export { StatusManager } from './status-manager.js';
+export { NodeStatusManager, machineInfo, type NodeStatusOptions } from './node-status.js';
+export { makeEnvironment, expandVars, fieldRefValue, ContainerConfigError, type ConfigSource } from './env.js';
+export { setupVolumes, containerMounts, VolumeError } from './volumes.js';
+export { serveKubelet, type KubeletServerOptions } from './server.js';
+export * from './labels.js';

@@ -1,0 +1,1 @@
+export { FakeProber } from './fake-prober.js';

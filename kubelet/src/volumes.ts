@@ -1,0 +1,169 @@
+/**
+ * Volume setup (upstream volume manager, much reduced): every volume is a host directory under
+ * `<root-dir>/pods/<uid>/volumes/<plugin>/<name>` bind-mounted by the runtime. ConfigMap, Secret,
+ * projected and downward-API contents are rewritten on every pod sync, so a changed object reaches
+ * the files within one resync. hostPath is the host's path itself.
+ */
+import { mkdir, rm, writeFile, rename, readdir, chmod } from 'node:fs/promises';
+import { dirname, join, normalize, isAbsolute } from 'node:path';
+import type { Pod, Volume, KeyToPath, DownwardAPIVolumeFile } from '@mk8s/api';
+import type { Mount } from '@mk8s/proto';
+import type { ConfigSource } from './env.js';
+
+/** A volume that could not be set up; the pod stays ContainerCreating with a FailedMount event. */
+export class VolumeError extends Error {
+  constructor(message: string) { super(message); this.name = 'VolumeError'; }
+}
+
+export const podDir = (rootDir: string, uid: string): string => join(rootDir, 'pods', uid);
+
+/** safeRelative rejects item paths that would leave the volume directory. */
+function safeRelative(p: string): string {
+  const n = normalize(p);
+  if (isAbsolute(n) || n.startsWith('..') || n.includes('/../')) throw new VolumeError(`invalid path ${JSON.stringify(p)}`);
+  return n;
+}
+
+/** writeFiles replaces dir's contents with files, each written to a temp file then renamed. */
+async function writeFiles(dir: string, files: Map<string, { data: Buffer; mode: number }>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [rel, f] of files) {
+    const target = join(dir, safeRelative(rel));
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = `${target}.mk8s-tmp`;
+    await writeFile(tmp, f.data);
+    await chmod(tmp, f.mode);
+    await rename(tmp, target);
+  }
+  // Keys removed from the object disappear from the volume.
+  const wanted = new Set([...files.keys()].map((k) => safeRelative(k).split('/')[0]));
+  for (const name of await readdir(dir)) if (!wanted.has(name)) await rm(join(dir, name), { recursive: true, force: true });
+}
+
+function pick(data: Map<string, Buffer>, items: readonly KeyToPath[] | undefined, defaultMode: number, what: string, optional: boolean): Map<string, { data: Buffer; mode: number }> {
+  const out = new Map<string, { data: Buffer; mode: number }>();
+  if (!items?.length) { for (const [k, v] of data) out.set(k, { data: v, mode: defaultMode }); return out; }
+  for (const it of items) {
+    const v = data.get(it.key);
+    if (v === undefined) { if (optional) continue; throw new VolumeError(`configmap references non-existent config key: ${it.key} (${what})`); }
+    out.set(it.path, { data: v, mode: it.mode ?? defaultMode });
+  }
+  return out;
+}
+
+function downwardFiles(pod: Pod, items: readonly DownwardAPIVolumeFile[], defaultMode: number): Map<string, { data: Buffer; mode: number }> {
+  const out = new Map<string, { data: Buffer; mode: number }>();
+  const m = pod.metadata ?? {};
+  const kv = (o: Record<string, string> | undefined) => Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n');
+  for (const it of items) {
+    const p = it.fieldRef?.fieldPath;
+    let v = '';
+    if (p === 'metadata.labels') v = kv(m.labels);
+    else if (p === 'metadata.annotations') v = kv(m.annotations);
+    else if (p === 'metadata.name') v = m.name ?? '';
+    else if (p === 'metadata.namespace') v = m.namespace ?? '';
+    else if (p === 'metadata.uid') v = m.uid ?? '';
+    out.set(it.path, { data: Buffer.from(v), mode: it.mode ?? defaultMode });
+  }
+  return out;
+}
+
+async function configMapData(src: ConfigSource, ns: string, name: string): Promise<Map<string, Buffer> | undefined> {
+  const cm = await src.configMap(ns, name);
+  if (!cm) return undefined;
+  const m = new Map<string, Buffer>();
+  for (const [k, v] of Object.entries(cm.data ?? {})) m.set(k, Buffer.from(v));
+  for (const [k, v] of Object.entries(cm.binaryData ?? {})) m.set(k, Buffer.from(v, 'base64'));
+  return m;
+}
+
+async function secretData(src: ConfigSource, ns: string, name: string): Promise<Map<string, Buffer> | undefined> {
+  const s = await src.secret(ns, name);
+  if (!s) return undefined;
+  const m = new Map<string, Buffer>();
+  for (const [k, v] of Object.entries(s.data ?? {})) m.set(k, Buffer.from(v, 'base64'));
+  for (const [k, v] of Object.entries(s.stringData ?? {})) m.set(k, Buffer.from(v));
+  return m;
+}
+
+/** setupVolume makes one volume's host directory current and returns its host path. */
+export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: ConfigSource): Promise<string> {
+  const uid = pod.metadata?.uid ?? '';
+  const ns = pod.metadata?.namespace ?? 'default';
+  const base = join(podDir(rootDir, uid), 'volumes');
+  if (v.hostPath) {
+    const t = v.hostPath.type ?? '';
+    if (t === 'DirectoryOrCreate') await mkdir(v.hostPath.path, { recursive: true });
+    return v.hostPath.path;
+  }
+  if (v.configMap) {
+    const dir = join(base, 'kubernetes.io~configmap', v.name);
+    const data = await configMapData(src, ns, v.configMap.name ?? '');
+    if (!data && !v.configMap.optional) throw new VolumeError(`configmap "${v.configMap.name}" not found`);
+    await writeFiles(dir, pick(data ?? new Map(), v.configMap.items, v.configMap.defaultMode ?? 0o644, v.configMap.name ?? '', !!v.configMap.optional));
+    return dir;
+  }
+  if (v.secret) {
+    const dir = join(base, 'kubernetes.io~secret', v.name);
+    const data = await secretData(src, ns, v.secret.secretName ?? '');
+    if (!data && !v.secret.optional) throw new VolumeError(`secret "${v.secret.secretName}" not found`);
+    await writeFiles(dir, pick(data ?? new Map(), v.secret.items, v.secret.defaultMode ?? 0o644, v.secret.secretName ?? '', !!v.secret.optional));
+    return dir;
+  }
+  if (v.downwardAPI) {
+    const dir = join(base, 'kubernetes.io~downward-api', v.name);
+    await writeFiles(dir, downwardFiles(pod, v.downwardAPI.items ?? [], v.downwardAPI.defaultMode ?? 0o644));
+    return dir;
+  }
+  if (v.projected) {
+    const dir = join(base, 'kubernetes.io~projected', v.name);
+    const mode = v.projected.defaultMode ?? 0o644;
+    const files = new Map<string, { data: Buffer; mode: number }>();
+    for (const s of v.projected.sources ?? []) {
+      if (s.configMap) {
+        const data = await configMapData(src, ns, s.configMap.name ?? '');
+        if (!data && !s.configMap.optional) throw new VolumeError(`configmap "${s.configMap.name}" not found`);
+        for (const [k, f] of pick(data ?? new Map(), s.configMap.items, mode, s.configMap.name ?? '', !!s.configMap.optional)) files.set(k, f);
+      } else if (s.secret) {
+        const data = await secretData(src, ns, s.secret.name ?? '');
+        if (!data && !s.secret.optional) throw new VolumeError(`secret "${s.secret.name}" not found`);
+        for (const [k, f] of pick(data ?? new Map(), s.secret.items, mode, s.secret.name ?? '', !!s.secret.optional)) files.set(k, f);
+      } else if (s.downwardAPI) {
+        for (const [k, f] of downwardFiles(pod, s.downwardAPI.items ?? [], mode)) files.set(k, f);
+      } else if (s.serviceAccountToken) {
+        // No TokenRequest API yet: an empty token keeps pods with the usual projected volume starting.
+        files.set(s.serviceAccountToken.path, { data: Buffer.alloc(0), mode });
+      }
+    }
+    await writeFiles(dir, files);
+    return dir;
+  }
+  // emptyDir and anything unknown: a fresh directory that lives as long as the pod.
+  const dir = join(base, 'kubernetes.io~empty-dir', v.name);
+  await mkdir(dir, { recursive: true, mode: 0o777 });
+  await chmod(dir, 0o777);
+  return dir;
+}
+
+/** setupVolumes prepares every volume of pod; returns name → host path. */
+export async function setupVolumes(rootDir: string, pod: Pod, src: ConfigSource): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const v of pod.spec?.volumes ?? []) out.set(v.name, await setupVolume(rootDir, pod, v, src));
+  return out;
+}
+
+/** containerMounts maps a container's volumeMounts to CRI mounts (subPath inside the volume dir). */
+export function containerMounts(c: { volumeMounts?: readonly { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] }, volumes: ReadonlyMap<string, string>): Mount[] {
+  const out: Mount[] = [];
+  for (const vm of c.volumeMounts ?? []) {
+    const host = volumes.get(vm.name);
+    if (!host) throw new VolumeError(`volume "${vm.name}" not found`);
+    out.push({ containerPath: vm.mountPath, hostPath: vm.subPath ? join(host, safeRelative(vm.subPath)) : host, ...(vm.readOnly ? { readonly: true } : {}) });
+  }
+  return out;
+}
+
+/** removePodDir deletes the pod's volumes (after its containers are gone). */
+export async function removePodDir(rootDir: string, uid: string): Promise<void> {
+  await rm(podDir(rootDir, uid), { recursive: true, force: true });
+}
