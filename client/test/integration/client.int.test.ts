@@ -5,10 +5,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigMaps, Leases, Namespaces, Pods, isConflict, isNotFound, isInvalid, type KubeObject, type WatchEvent } from '@mk8s/api';
+import { ConfigMaps, Events, Leases, Namespaces, Pods, isConflict, isNotFound, isInvalid, type KubeObject, type WatchEvent } from '@mk8s/api';
 import { startEtcdCluster, startTestApiServer, type EtcdCluster, type TestApiServer } from '@mk8s/apiserver/testing';
 import { createLogger } from '@mk8s/component-base';
-import { createClientset, createSharedInformer, runLeaderElection, waitFor, type RestClientset } from '@mk8s/client';
+import { createClientset, createEventRecorder, createSharedInformer, runLeaderElection, waitFor, type RestClientset } from '@mk8s/client';
 import { defineClientsetConformance } from '@mk8s/client/testing';
 
 const cm = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}): KubeObject =>
@@ -142,6 +142,26 @@ describe('SharedInformer against the apiserver', () => {
       ac.abort();
       await run;
     }
+  });
+});
+
+describe('event recorder against the apiserver', () => {
+  test('writes events and aggregates repeats into count', async () => {
+    const pods = client.resource(Pods, 'default');
+    const p = await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ev-pod' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } as KubeObject);
+    const rec = createEventRecorder({ client, component: 'client-int-test', host: 'h1' });
+    rec.event(p, 'Warning', 'BackOff', 'Back-off restarting failed container %s', 'c');
+    rec.event(p, 'Warning', 'BackOff', 'Back-off restarting failed container %s', 'c');
+    rec.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-ev', uid: 'u' } }, 'Normal', 'Starting', 'Starting kubelet.');
+    await rec.flush();
+    const evs = (await client.resource<KubeObject & { count: number; message: string; involvedObject: { uid: string } }>(Events, 'default')
+      .list({ fieldSelector: 'involvedObject.name=ev-pod' })).items;
+    assert.equal(evs.length, 1);
+    assert.equal(evs[0]!.count, 2);
+    assert.equal(evs[0]!.message, 'Back-off restarting failed container c');
+    assert.equal(evs[0]!.involvedObject.uid, p.metadata.uid);
+    const nodeEvs = (await client.resource(Events, 'default').list({ fieldSelector: 'involvedObject.kind=Node,involvedObject.name=n-ev' })).items;
+    assert.equal(nodeEvs.length, 1);
   });
 });
 
