@@ -176,3 +176,19 @@ test('deployment: no progress within progressDeadlineSeconds sets Progressing=Fa
   assert.deepEqual([p?.status, p?.reason], ['False', 'ProgressDeadlineExceeded']);
   assert.match(p?.message ?? '', /^ReplicaSet "web-\w+" has timed out progressing\.$/);
 });
+
+test('deployment: a name collision with a foreign ReplicaSet bumps collisionCount and picks a new hash', async () => {
+  const f = setup();
+  const d = f.seed(deployment({ replicas: 1 }));
+  const hash = computeHash(d.spec!.template);
+  // not in the informer cache (so not a candidate), but holding the name on the server
+  f.client.seed({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: `web-${hash}`, namespace: 'default', labels: { other: 'x' } },
+    spec: { replicas: 0, selector: { matchLabels: { other: 'x' } }, template: { metadata: { labels: { other: 'x' } }, spec: { containers: [{ name: 'c', image: 'zzz' }] } } } } as ReplicaSet);
+  await assert.rejects(f.reconcile('default/web'), /hash collision/);
+  const bumped = await getD(f);
+  assert.equal(bumped.status?.collisionCount, 1);
+  f.informers.informerFor<DeployObj>(Deployments).update(bumped);
+  await f.reconcile('default/web');
+  const mine = (await rsList(f)).find((rs) => rs.metadata.ownerReferences?.[0]?.uid === d.metadata.uid);
+  assert.equal(mine?.metadata.name, `web-${computeHash(d.spec!.template, 1)}`);
+});

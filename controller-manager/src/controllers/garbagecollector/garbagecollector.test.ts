@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Deployments, ReplicaSets, type KubeObject } from '@mk8s/api';
+import { Deployments, Pods, ReplicaSets, type KubeObject } from '@mk8s/api';
 import { newControllerFixture, type ControllerFixture } from '@mk8s/client/testing';
 import { GarbageCollector } from './garbagecollector.js';
 
@@ -72,4 +72,15 @@ test('gc: foreground propagation deletes blocking dependents first, then release
   assert.deepEqual(f.actions({ writesOnly: true }), ['delete replicasets', 'patch deployments']);
   const patch = f.client.actions().at(-1)?.object as { metadata: { finalizers: string[] } };
   assert.deepEqual(patch.metadata.finalizers, []);
+});
+
+test('gc: a dependent that blocks a foreground deletion and has its own dependents is deleted in the foreground', async () => {
+  const f = newControllerFixture();
+  f.build((ctx) => new GarbageCollector(ctx, { resources: [Deployments, ReplicaSets, Pods] }));
+  const d = f.seed(deployment('web', { finalizers: ['foregroundDeletion'], deleting: true }));
+  const owned = f.seed(rs('web-1', [{ name: 'web', uid: d.metadata.uid!, block: true }]));
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: owned.metadata.uid!, controller: true, blockOwnerDeletion: true }] }, spec: { containers: [] } } as KubeObject);
+  await f.reconcile('replicasets.apps|default/web-1');
+  const del = f.client.actions().find((a) => a.verb === 'delete');
+  assert.equal(del?.deleteOptions?.propagationPolicy, 'Foreground');
 });
