@@ -149,6 +149,18 @@ describe('cri-docker shim against real Docker', () => {
     assert.match(Buffer.concat(out).toString(), /40 100/);
   });
 
+  test('aborting a streaming exec rejects promptly and the shim keeps serving', async (t) => {
+    const { id } = await run(t, { command: ['sleep', '3600'] });
+    const ac = new AbortController();
+    const out: string[] = [];
+    const pending = shim.runtime.exec({ containerId: id, cmd: ['sh', '-c', 'echo started; exec sleep 30'] }, {
+      onStdout: (b) => { out.push(b.toString()); if (out.join('').includes('started')) ac.abort(new Error('user detached')); },
+      signal: ac.signal,
+    });
+    await assert.rejects(pending, /user detached/);
+    assert.equal((await shim.runtime.execSync(id, ['echo', 'still'], 10)).stdout.toString(), 'still\n');
+  });
+
   test('execSync times out with DeadlineExceeded', async (t) => {
     const { id } = await run(t, { command: ['sleep', '3600'] });
     await assert.rejects(shim.runtime.execSync(id, ['sleep', '30'], 1), (e) => (e as { code?: string }).code === 'DeadlineExceeded');

@@ -22,6 +22,10 @@ export interface TestShimOptions {
   networkPlugin?: 'cni' | 'none';
   /** Extra CLI flags for the shim. */
   extraArgs?: string[];
+  /** @default a random 10.250.x.0/24 */
+  podCidr?: string;
+  /** @default test-cri-<random> */
+  nodeName?: string;
 }
 
 export interface TestShim {
@@ -66,12 +70,12 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, what:
 
 export async function startTestShim(o: TestShimOptions = {}): Promise<TestShim> {
   const id = randomBytes(3).toString('hex');
-  const nodeName = `test-cri-${id}`;
+  const nodeName = o.nodeName ?? `test-cri-${id}`;
   const netns = `mk8s-test-cri-${id}`;
   const dir = mkdtempSync(join(tmpdir(), 'mk8s-cri-test-'));
   const socketPath = join(dir, 'cri.sock');
   const octet = 100 + (randomBytes(1)[0]! % 150);
-  const podCidr = `10.250.${octet}.0/24`;
+  const podCidr = o.podCidr ?? `10.250.${octet}.0/24`;
   const docker = new Docker();
   let logText = '';
   let child: ChildProcess | undefined;

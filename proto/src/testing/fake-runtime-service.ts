@@ -283,6 +283,7 @@ export class FakeRuntimeService implements RuntimeService {
       if ('stdin' in m) { if (req.stdin) chunks.push(m.stdin); } else if ('closeStdin' in m) break;
     }
     const r = await this.runExec(req.containerId, req.cmd, Buffer.concat(chunks));
+    if (io.signal?.aborted) throw io.signal.reason;
     if (r.stdout?.length && req.stdout !== false) io.onStdout?.(Buffer.from(r.stdout));
     if (r.stderr?.length && req.stderr !== false) io.onStderr?.(Buffer.from(r.stderr));
     return { exitCode: r.exitCode };
