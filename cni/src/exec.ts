@@ -7,14 +7,14 @@ export interface CmdResult { code: number; stdout: string; stderr: string }
 export type CommandRunner = (cmd: string, args: string[], stdin?: string) => Promise<CmdResult>;
 
 export const runCommand: CommandRunner = (cmd, args, stdin) => new Promise((resolve, reject) => {
-  const p = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const p = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   p.stdout.on('data', (b: Buffer) => out.push(b));
   p.stderr.on('data', (b: Buffer) => err.push(b));
   p.on('error', reject);
   p.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
-  p.stdin.end(stdin ?? '');
+  if (p.stdin) { p.stdin.on('error', () => undefined); p.stdin.end(stdin); }
 });
 
 /** Runs a command that must succeed; rejects with its stderr otherwise. */

@@ -1,0 +1,72 @@
+/**
+ * IptablesRunner: the proxy's whole view of iptables (upstream util/iptables.Interface, trimmed).
+ * The real one execs iptables / iptables-save / iptables-restore in this process' netns, waiting
+ * for the xtables lock (-w) rather than failing when another writer holds it.
+ */
+import { spawn } from 'node:child_process';
+
+export type Table = 'nat' | 'filter';
+
+export interface IptablesRunner {
+  /** Applies restore input atomically per table. noflush keeps chains the input does not name. Rejects on failure (nothing applied). */
+  restore(input: string, opts: { noflush: boolean }): Promise<void>;
+  /** The chain names of a table (from iptables-save). */
+  listChains(table: Table): Promise<string[]>;
+  /** Inserts rule at the top of chain unless it is there. Idempotent. Returns whether it inserted. */
+  ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean>;
+  /** Deletes every copy of rule from chain. Idempotent (a missing chain or rule is fine). */
+  deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void>;
+}
+
+interface Out { code: number; stdout: string; stderr: string }
+function exec(cmd: string, args: readonly string[], stdin?: string): Promise<Out> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    p.stdout.on('data', (b: Buffer) => out.push(b));
+    p.stderr.on('data', (b: Buffer) => err.push(b));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+    if (p.stdin) { p.stdin.on('error', () => undefined); p.stdin.end(stdin); }
+  });
+}
+
+/** Options of {@link ExecIptablesRunner}. */
+export interface ExecIptablesRunnerOptions {
+  /** Seconds to wait for the xtables lock. @default 5 */
+  waitSeconds?: number;
+  /** @default 'iptables' (…-save, …-restore alongside) */
+  binary?: string;
+}
+
+export class ExecIptablesRunner implements IptablesRunner {
+  private readonly bin: string;
+  private readonly wait: string;
+  constructor(o: ExecIptablesRunnerOptions = {}) { this.bin = o.binary ?? 'iptables'; this.wait = String(o.waitSeconds ?? 5); }
+
+  async restore(input: string, opts: { noflush: boolean }): Promise<void> {
+    const r = await exec(`${this.bin}-restore`, ['-w', this.wait, ...(opts.noflush ? ['--noflush'] : [])], input);
+    if (r.code !== 0) throw new Error(`iptables-restore failed (${r.code}): ${r.stderr.trim()}`);
+  }
+
+  async listChains(table: Table): Promise<string[]> {
+    const r = await exec(`${this.bin}-save`, ['-t', table]);
+    if (r.code !== 0) throw new Error(`iptables-save -t ${table} failed: ${r.stderr.trim()}`);
+    return r.stdout.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? '').filter(Boolean);
+  }
+
+  async ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    if ((await exec(this.bin, ['-w', this.wait, '-t', table, '-C', chain, ...args])).code === 0) return false;
+    const r = await exec(this.bin, ['-w', this.wait, '-t', table, '-I', chain, ...args]);
+    if (r.code !== 0) throw new Error(`iptables -t ${table} -I ${chain}: ${r.stderr.trim()}`);
+    return true;
+  }
+
+  async deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const r = await exec(this.bin, ['-w', this.wait, '-t', table, '-D', chain, ...args]);
+      if (r.code !== 0) return;
+    }
+  }
+}

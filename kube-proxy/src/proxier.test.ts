@@ -1,0 +1,101 @@
+import { test, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { Services, EndpointSlices } from '@mk8s/api';
+import { FakeInformer } from '@mk8s/client/testing';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { silentLogger } from '@mk8s/component-base';
+import { Proxier, cleanupRules, type EndpointSliceObj, type ServiceObj } from './proxier.js';
+import { FakeIptablesRunner } from './testing/fake-iptables-runner.js';
+import { serviceChain, endpointChain } from './chain-names.js';
+import { JUMP_RULES } from './rules.js';
+
+let clock: FakeClock;
+let ipt: FakeIptablesRunner;
+let services: FakeInformer<ServiceObj>;
+let slices: FakeInformer<EndpointSliceObj>;
+let proxier: Proxier;
+
+const svc = (name: string, ip: string): ServiceObj => ({ metadata: { name, namespace: 'default' }, spec: { clusterIP: ip, ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } });
+const slice = (svcName: string, ips: string[]): EndpointSliceObj => ({
+  metadata: { name: `${svcName}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': svcName } },
+  addressType: 'IPv4', ports: [{ name: 'http', port: 8080, protocol: 'TCP' }], endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+});
+/** Lets the runner's microtasks (async sync body) finish after timers fired. */
+const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); };
+
+beforeEach(async () => {
+  clock = new FakeClock();
+  ipt = new FakeIptablesRunner();
+  services = new FakeInformer<ServiceObj>(Services);
+  slices = new FakeInformer<EndpointSliceObj>(EndpointSlices);
+  services.seed(svc('web', '10.96.0.10'));
+  slices.seed(slice('web', ['10.244.1.2']));
+  proxier = new Proxier({ services, endpointSlices: slices, iptables: ipt, clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 1000, syncPeriodMs: 30_000, clock, logger: silentLogger() });
+  proxier.start();
+  clock.step(0);
+  await settle();
+});
+
+test('the first sync is full: one restore and the jumps from the built-in chains', () => {
+  assert.equal(ipt.restores.length, 1);
+  assert.ok(ipt.last().includes(serviceChain('default/web:http', 'TCP')));
+  assert.equal(ipt.rules.size, JUMP_RULES.length);
+  assert.ok(proxier.healthy());
+});
+
+test('an event that changes nothing calls no iptables-restore', async () => {
+  services.update(svc('web', '10.96.0.10'));
+  clock.step(1000);
+  await settle();
+  assert.equal(ipt.restores.length, 1);
+});
+
+test('changes within the min sync period are coalesced into one restore after it', async () => {
+  slices.update(slice('web', ['10.244.1.2', '10.244.2.2']));
+  services.add(svc('api', '10.96.0.11'));
+  clock.step(500);
+  await settle();
+  assert.equal(ipt.restores.length, 1, 'no sync before the min sync period');
+  clock.step(500);
+  await settle();
+  assert.equal(ipt.restores.length, 2);
+  assert.ok(ipt.last().includes(endpointChain('default/web:http', 'TCP', '10.244.2.2:8080')));
+  assert.ok(ipt.last().includes('default/api:http has no endpoints'));
+});
+
+test('a deleted Service loses its chains', async () => {
+  const svcChain = serviceChain('default/web:http', 'TCP');
+  services.delete(svc('web', '10.96.0.10'));
+  clock.step(1000);
+  await settle();
+  assert.ok(ipt.last().includes(`-X ${svcChain}`));
+  assert.ok(!ipt.chains.nat.has(svcChain));
+});
+
+test('a failed restore is retried as a full sync', async () => {
+  ipt.failNextRestore(new Error('iptables-restore: line 3 failed'));
+  slices.update(slice('web', ['10.244.1.3']));
+  clock.step(1000);
+  await settle();
+  assert.equal(proxier.healthy(), false);
+  ipt.rules.clear();                   // someone flushed the jumps meanwhile
+  clock.step(1000);
+  await settle();
+  assert.equal(ipt.restores.length, 2);
+  assert.equal(ipt.rules.size, JUMP_RULES.length);
+  assert.ok(proxier.healthy());
+});
+
+test('the periodic full sync re-applies unchanged rules', async () => {
+  clock.step(30_000);
+  await settle();
+  assert.equal(ipt.restores.length, 2);
+  assert.equal(ipt.restores[0], ipt.restores[1]);
+});
+
+test('cleanup removes the jumps and every chain of ours', async () => {
+  await cleanupRules(ipt);
+  assert.equal(ipt.rules.size, 0);
+  assert.deepEqual([...ipt.chains.nat].filter((c) => c.startsWith('KUBE-')), []);
+  assert.deepEqual([...ipt.chains.filter].filter((c) => c.startsWith('KUBE-')), []);
+});

@@ -1,0 +1,38 @@
+import type { IptablesRunner, Table } from '../iptables.js';
+
+/**
+ * FakeIptablesRunner records what the proxy asks of iptables and keeps just enough state to
+ * answer listChains (chains named in restores, minus the ones deleted) and ensureRule.
+ */
+export class FakeIptablesRunner implements IptablesRunner {
+  /** Every restore input, in order. */
+  readonly restores: string[] = [];
+  readonly chains: Record<Table, Set<string>> = { nat: new Set(['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING']), filter: new Set(['INPUT', 'FORWARD', 'OUTPUT']) };
+  /** "table chain args…" of the jump rules present. */
+  readonly rules = new Set<string>();
+  private nextRestoreError: Error | undefined;
+
+  /** The next restore rejects with err (and applies nothing). */
+  failNextRestore(err: Error): void { this.nextRestoreError = err; }
+
+  async restore(input: string): Promise<void> {
+    if (this.nextRestoreError) { const e = this.nextRestoreError; this.nextRestoreError = undefined; throw e; }
+    this.restores.push(input);
+    let table: Table = 'filter';
+    for (const line of input.split('\n')) {
+      if (line.startsWith('*')) table = line.slice(1) as Table;
+      else if (line.startsWith(':')) this.chains[table].add(line.slice(1).split(' ')[0]!);
+      else if (line.startsWith('-X ')) this.chains[table].delete(line.slice(3).trim());
+    }
+  }
+  async listChains(table: Table): Promise<string[]> { return [...this.chains[table]]; }
+  async ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {
+    const k = `${table} ${chain} ${args.join(' ')}`;
+    if (this.rules.has(k)) return false;
+    this.rules.add(k);
+    return true;
+  }
+  async deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void> { this.rules.delete(`${table} ${chain} ${args.join(' ')}`); }
+  /** The last restore input, or ''. */
+  last(): string { return this.restores.at(-1) ?? ''; }
+}

@@ -1,0 +1,1 @@
+export { FakeIptablesRunner } from './fake-iptables-runner.js';
