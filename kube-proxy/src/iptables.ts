@@ -24,8 +24,8 @@ function exec(cmd: string, args: readonly string[], stdin?: string): Promise<Out
     const p = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    p.stdout.on('data', (b: Buffer) => out.push(b));
-    p.stderr.on('data', (b: Buffer) => err.push(b));
+    p.stdout!.on('data', (b: Buffer) => out.push(b));
+    p.stderr!.on('data', (b: Buffer) => err.push(b));
     p.on('error', reject);
     p.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
     if (p.stdin) { p.stdin.on('error', () => undefined); p.stdin.end(stdin); }

@@ -5,7 +5,7 @@ import { renderRules, renderCleanup } from './rules.js';
 import { endpointsByServicePort, servicePorts } from './service-state.js';
 import { serviceChain, endpointChain, externalChain } from './chain-names.js';
 
-const svc = (name: string, spec: Service['spec'], ns = 'ns1'): Service => ({ metadata: { name, namespace: ns }, spec });
+const svc = (name: string, spec: NonNullable<Service['spec']>, ns = 'ns1'): Service => ({ metadata: { name, namespace: ns }, spec });
 const slice = (svcName: string, endpoints: { ip: string; ready?: boolean; serving?: boolean; terminating?: boolean }[], port = 8080, portName = 'p80', ns = 'ns1'): EndpointSlice => ({
   metadata: { name: `${svcName}-abc`, namespace: ns, labels: { 'kubernetes.io/service-name': svcName } },
   addressType: 'IPv4',
