@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { statePaths, type StatePaths } from './paths.js';
-import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, etcdArgs, etcdEndpoints, nodePlan, type NodePlan } from './network-plan.js';
+import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -75,7 +75,10 @@ function nodeComponents(p: StatePaths, n: NodePlan): Managed[] {
   });
   const proxy = script(p, 'kube-proxy');
   if (proxy) out.push({
-    spec: { name: `${n.name}-kube-proxy`, netns: n.netns, command: process.execPath, args: [proxy, '--kubeconfig', kubeconfig, '--node-name', n.name, '--health-port', '10256', '--health-bind-address', '0.0.0.0'] },
+    spec: { name: `${n.name}-kube-proxy`, netns: n.netns, command: process.execPath, args: [proxy, '--kubeconfig', kubeconfig, '--node-name', n.name, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
+      '--cluster-cidr', POD_NETWORK, '--min-sync-period', '1s',
+      // kube-proxy also runs the node route agent (host-gw routes, the mk8s-bridge CNI conflist): see kube-proxy/README.md.
+      '--route-agent', '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-data-dir', join(dir, 'cni', 'ipam')] },
     ready: () => httpOk(`http://${n.ip}:10256/healthz`),
   });
   return out;
