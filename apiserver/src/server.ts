@@ -6,7 +6,10 @@
 import { ApiError, applyDefaults, Namespaces, PriorityClasses, RESOURCES, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Storage } from './storage/interfaces.js';
+import { proxyUpgrade, writeStatus } from './endpoints/kubelet-proxy.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
@@ -239,6 +242,24 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: prefix, handler: resourceHandler });
     app.route({ method: 'OPTIONS', url: prefix, handler: async () => { throw methodNotAllowedError(); } });
   }
+
+  // exec/attach arrive as HTTP upgrades, which bypass fastify's routing: same stages, by hand.
+  app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    void (async () => {
+      try {
+        const info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+        const user = await authenticate(authenticators, req);
+        if (!user) throw new ApiError('Unauthorized', 'Unauthorized');
+        if (!info.resourceRequest) throw notFoundError();
+        const decision = await authorize(authorizers, { user, verb: 'create', resourceRequest: true, apiGroup: info.group, apiVersion: info.version,
+          resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name });
+        if (!decision.allowed) throw forbiddenFor({ ...info, verb: 'create' }, user, decision.reason);
+        await proxyUpgrade(registry, info, req, socket, head);
+      } catch (err) {
+        writeStatus(socket, toApiError(err));
+      }
+    })();
+  });
 
   if (o.bootstrapNamespaces ?? true) {
     app.addHook('onReady', async () => {

@@ -18,6 +18,7 @@ import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
 import { serveWatch } from './watch.js';
+import { proxyLogs } from './kubelet-proxy.js';
 import type { ApiServerMetrics } from '../metrics.js';
 
 /** Turns objects into a meta.k8s.io/v1 Table when the client asked for one. */
@@ -149,6 +150,10 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
     throw methodNotAllowedError();
   }
   if (sub === 'scale') return handleScale(deps, store, info, rc, req, reply, q);
+  if (sub === 'log' && r.resource === 'pods' && r.group === '') {
+    if (info.verb !== 'get') throw methodNotAllowedError();
+    return proxyLogs(deps.registry, info, req, reply);
+  }
   if (sub === 'binding' && r.resource === 'pods' && r.group === '') {
     if (info.verb !== 'create') throw methodNotAllowedError();
     await bindPod(store, rc, ns, name, decodeObject(req.body, ct), new Date(deps.clock.now()));

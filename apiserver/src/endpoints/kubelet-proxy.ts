@@ -1,0 +1,145 @@
+/**
+ * pods/log, pods/exec and pods/attach: the apiserver resolves the pod's node and proxies to that
+ * node's kubelet API (upstream registry/core/pod/rest/log.go, subresources.go). Logs are a
+ * streamed HTTP GET; exec/attach are WebSocket upgrades relayed byte for byte, so the kubelet
+ * speaks v5.channel.k8s.io (and answers pings) directly with the client.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError, Nodes, Pods, type KubeObject } from '@mk8s/api';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from '../registry/index.js';
+import { JSON_CONTENT_TYPE, toApiError } from './status.js';
+import type { ResourceRequestInfo } from './request-info.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Query parameters the kubelet's /containerLogs understands. */
+const LOG_PARAMS = ['follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes'];
+
+export interface KubeletTarget { host: string; port: number; container: string }
+
+/**
+ * Finds where a pod's container runs. container '' picks the default container (annotation
+ * kubectl.kubernetes.io/default-container, or the only one). 400 BadRequest as upstream when the
+ * pod is unscheduled or the container ambiguous/unknown.
+ */
+export async function resolveKubeletTarget(registry: Registry, namespace: string, podName: string, container: string): Promise<KubeletTarget> {
+  const pod = await registry.get(Pods)!.get(namespace, podName);
+  const spec = (pod['spec'] ?? {}) as Obj;
+  const names = [...((spec['initContainers'] ?? []) as Obj[]), ...((spec['containers'] ?? []) as Obj[]), ...((spec['ephemeralContainers'] ?? []) as Obj[])]
+    .map((c) => String(c['name']));
+  let c = container;
+  if (!c) {
+    const annotated = pod.metadata.annotations?.['kubectl.kubernetes.io/default-container'];
+    const main = ((spec['containers'] ?? []) as Obj[]).map((x) => String(x['name']));
+    if (annotated && names.includes(annotated)) c = annotated;
+    else if (main.length === 1) c = main[0]!;
+    else throw new ApiError('BadRequest', `a container name must be specified for pod ${podName}, choose one of: [${main.join(' ')}]`);
+  } else if (!names.includes(c)) {
+    throw new ApiError('BadRequest', `container ${c} is not valid for pod ${podName}`);
+  }
+  const nodeName = spec['nodeName'] as string | undefined;
+  if (!nodeName) throw new ApiError('BadRequest', `pod ${podName} does not have a host assigned`);
+  const node = await registry.get(Nodes)!.get('', nodeName);
+  const { host, port } = kubeletAddress(node);
+  return { host, port, container: c };
+}
+
+/** The kubelet endpoint of a node: InternalIP (else ExternalIP, Hostname) and daemonEndpoints port. */
+export function kubeletAddress(node: KubeObject): { host: string; port: number } {
+  const status = (node['status'] ?? {}) as Obj;
+  const addrs = (status['addresses'] ?? []) as Obj[];
+  const pick = (t: string) => addrs.find((a) => a['type'] === t)?.['address'] as string | undefined;
+  const host = pick('InternalIP') ?? pick('ExternalIP') ?? pick('Hostname');
+  if (!host) throw new ApiError('BadRequest', `node ${node.metadata.name} has no address to reach its kubelet`);
+  const port = Number(status['daemonEndpoints']?.['kubeletEndpoint']?.['Port'] ?? 10250) || 10250;
+  return { host, port };
+}
+
+/** GET …/pods/{name}/log: streams the kubelet's /containerLogs answer back (headers flushed at once). */
+export async function proxyLogs(registry: Registry, info: ResourceRequestInfo, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const q = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
+  const t = await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
+  const out = new URLSearchParams();
+  for (const k of LOG_PARAMS) { const v = q.get(k); if (v !== null) out.set(k, v); }
+  const path = `/containerLogs/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${out.size ? `?${out}` : ''}`;
+  const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+    const r = httpRequest({ host: t.host, port: t.port, path, method: 'GET' }, resolve);
+    r.on('error', (err) => reject(new ApiError('InternalError', `Get "http://${t.host}:${t.port}${path}": ${err.message}`)));
+    r.end();
+  });
+  reply.hijack();
+  const raw = reply.raw;
+  const ok = upstream.statusCode === 200;
+  raw.writeHead(upstream.statusCode ?? 500, {
+    'content-type': ok ? 'text/plain' : upstream.headers['content-type'] ?? JSON_CONTENT_TYPE,
+    'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private',
+  });
+  raw.flushHeaders();
+  raw.on('close', () => upstream.destroy());
+  upstream.pipe(raw);
+  await new Promise<void>((resolve) => { upstream.on('end', resolve); upstream.on('close', resolve); upstream.on('error', () => { raw.destroy(); resolve(); }); });
+}
+
+const enc = encodeURIComponent;
+
+/**
+ * Handles an HTTP upgrade for pods/exec|attach: resolves the kubelet and relays the upgrade and
+ * then the raw sockets. Anything else is answered with a Status and closed. `check` runs the
+ * authentication/authorization stages (it throws an ApiError to refuse).
+ */
+export async function proxyUpgrade(registry: Registry, info: ResourceRequestInfo, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  try {
+    if (info.descriptor !== Pods || (info.subresource !== 'exec' && info.subresource !== 'attach') || !info.name) {
+      throw new ApiError('NotFound', 'the server could not find the requested resource');
+    }
+    const url = req.url ?? '/';
+    const q = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const t = await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
+    q.delete('container');
+    const path = `/${info.subresource}/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${q.size ? `?${q}` : ''}`;
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'authorization') headers[k] = v;
+    headers['host'] = `${t.host}:${t.port}`;
+    const up = httpRequest({ host: t.host, port: t.port, path, method: 'GET', headers });
+    up.on('upgrade', (res, upSocket, upHead) => {
+      socket.write(statusLine(res) + rawHeaders(res) + '\r\n');
+      if (upHead.length) socket.write(upHead);
+      if (head.length) upSocket.write(head);
+      const destroyBoth = () => { socket.destroy(); upSocket.destroy(); };
+      socket.on('error', destroyBoth); upSocket.on('error', destroyBoth);
+      socket.on('close', () => upSocket.destroy()); upSocket.on('close', () => socket.destroy());
+      socket.pipe(upSocket); upSocket.pipe(socket);
+    });
+    up.on('response', (res) => {
+      // The kubelet refused the upgrade: relay its answer (a Status) and close.
+      socket.write(statusLine(res) + rawHeaders(res, ['transfer-encoding', 'connection']) + 'connection: close\r\n\r\n');
+      res.pipe(socket);
+    });
+    up.on('error', (err) => writeStatus(socket, new ApiError('InternalError', `error dialing backend: ${err.message}`)));
+    up.end();
+  } catch (err) {
+    writeStatus(socket, toApiError(err));
+  }
+}
+
+function statusLine(res: IncomingMessage): string {
+  return `HTTP/1.1 ${res.statusCode ?? 500} ${res.statusMessage ?? ''}\r\n`;
+}
+
+function rawHeaders(res: IncomingMessage, skip: string[] = []): string {
+  let out = '';
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    if (skip.includes(res.rawHeaders[i]!.toLowerCase())) continue;
+    out += `${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`;
+  }
+  return out;
+}
+
+/** Answers a raw upgrade socket with a Status and closes it. */
+export function writeStatus(socket: Duplex, err: ApiError): void {
+  const body = JSON.stringify(err.toStatus());
+  if (!socket.writable) { socket.destroy(); return; }
+  socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
