@@ -17,8 +17,9 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const cancel = this.setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => { cancel(); reject(signal.reason); }, { once: true });
+      const onAbort = () => { cancel(); reject(signal?.reason); };
+      const cancel = this.setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
   /** Advances time by ms, firing every timer that falls due, earliest first. */
