@@ -32,6 +32,7 @@ test('endpointslice: conditions follow readiness and termination', () => {
     { ready: false, serving: true, terminating: true },
   ]);
   assert.deepEqual(d[0]?.ports, [{ name: 'http', port: 8080, protocol: 'TCP' }]);
+  assert.equal(desiredEndpoints(svc, [pod(0)], () => 'zone-a')[0]?.endpoint.zone, 'zone-a');
 });
 
 test('endpointslice: slices hold at most 100 endpoints', () => {

@@ -25,7 +25,7 @@ const ipOf = (e: SliceEndpoint): string => e.addresses[0] ?? '';
 const groupKey = (addressType: string, ports: readonly EndpointPort[]) => `${addressType}|${canonicalJson(ports)}`;
 
 /** One desired endpoint per pod that belongs in the Service's slices (terminating pods included, flagged). */
-export function desiredEndpoints(svc: Service, pods: readonly P[]): DesiredEndpoint[] {
+export function desiredEndpoints(svc: Service, pods: readonly P[], zoneOf: (nodeName: string) => string | undefined = () => undefined): DesiredEndpoint[] {
   const out: DesiredEndpoint[] = [];
   const publishNotReady = !!svc.spec?.publishNotReadyAddresses;
   for (const p of pods) {
@@ -47,7 +47,11 @@ export function desiredEndpoints(svc: Service, pods: readonly P[]): DesiredEndpo
       conditions: { ready: publishNotReady || (serving && !terminating), serving, terminating },
       targetRef: { kind: 'Pod', namespace: p.metadata.namespace ?? '', name: p.metadata.name, uid: p.metadata.uid ?? '' },
     };
-    if (p.spec?.nodeName) endpoint.nodeName = p.spec.nodeName;
+    if (p.spec?.nodeName) {
+      endpoint.nodeName = p.spec.nodeName;
+      const zone = zoneOf(p.spec.nodeName);
+      if (zone) endpoint.zone = zone;
+    }
     if (p.spec?.hostname && p.spec.subdomain === svc.metadata?.name) endpoint.hostname = p.spec.hostname;
     const addressType = ip.includes(':') ? 'IPv6' : 'IPv4';
     out.push({ group: groupKey(addressType, ports), addressType, ports, endpoint });
