@@ -10,10 +10,14 @@ import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
 import { ServiceAllocator, type ServiceAllocatorOptions } from './core/services/allocator.js';
 import { nodeStrategy } from './core/nodes/strategy.js';
-import {
-  configMapStrategy, endpointSliceStrategy, endpointsStrategy, eventStrategy, leaseStrategy, priorityClassStrategy,
-  secretStrategy, serviceAccountStrategy,
-} from './core/simple/strategies.js';
+import { configMapStrategy } from './core/configmaps/strategy.js';
+import { secretStrategy } from './core/secrets/strategy.js';
+import { serviceAccountStrategy } from './core/serviceaccounts/strategy.js';
+import { endpointsStrategy } from './core/endpoints/strategy.js';
+import { eventStrategy } from './core/events/strategy.js';
+import { leaseStrategy } from './coordination/leases/strategy.js';
+import { endpointSliceStrategy } from './discovery/endpointslices/strategy.js';
+import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js';
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 

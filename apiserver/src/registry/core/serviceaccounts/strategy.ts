@@ -1,0 +1,5 @@
+import { ServiceAccounts } from '@mk8s/api';
+import type { RestStrategy } from '../../generic/strategy.js';
+
+/** No behaviour beyond the generic Store. */
+export const serviceAccountStrategy: RestStrategy = { resource: ServiceAccounts };
