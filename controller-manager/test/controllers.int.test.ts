@@ -29,7 +29,7 @@ before(async () => {
   client = createClientset({ server: server.url, qps: 0 });
   cm = createControllerManager({
     client, healthPort: 0, leaderElect: false,
-    nodeMonitorGracePeriodMs: 3000, nodeMonitorPeriodMs: 300, nodeStartupGracePeriodMs: 3000, defaultTolerationSeconds: 2, evictionQPS: 100,
+    nodeMonitorGracePeriodMs: 5000, nodeMonitorPeriodMs: 300, nodeStartupGracePeriodMs: 5000, defaultTolerationSeconds: 2, evictionQPS: 100,
   });
   running = cm.run(ac.signal);
   await cm.ready;
@@ -277,7 +277,7 @@ describe('controller-manager against the apiserver', () => {
       doomed.stop();
       dead = true;
       const nodes = client.resource<Obj<Node>>(Nodes);
-      await waitFor('Ready Unknown', async () => (await nodes.get('life-dead')).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown', 20_000);
+      await waitFor('Ready Unknown', async () => (await nodes.get('life-dead')).status?.conditions?.find((c) => c.type === 'Ready')?.status === 'Unknown', 30_000);
       await waitFor('tainted', async () => (await nodes.get('life-dead')).spec?.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoExecute'));
       assert.equal((await nodes.get('life-ok')).status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
       await waitFor('evicted', async () => {

@@ -30,6 +30,7 @@ export class GarbageCollector extends BaseController {
 
   constructor(ctx: ControllerContext, o: GarbageCollectorOptions = {}) {
     super(ctx, 'garbage_collector_attempt_to_delete');
+    this.defaultWorkers = 10; // most passes are cache lookups; a few wait on a live GET
     const resources = o.resources ?? RESOURCES.filter((r) => r !== Events && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v as never)));
     for (const r of resources) {
       const inf = ctx.informers.informerFor<KubeObject>(r);
