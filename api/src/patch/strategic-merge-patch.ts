@@ -101,6 +101,11 @@ function applyRetainKeys(original: JMap, patch: JMap): void {
     if (typeof k !== 'string') throw bad('invalid patch format of retainKeys');
     retain.add(k);
   }
+  // Every field the patch sets must be one of the retained keys.
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null || k.startsWith(DELETE_PRIMITIVE) || k.startsWith(SET_ORDER) || k === DIRECTIVE) continue;
+    if (!retain.has(k)) throw bad('invalid patch format of retainKeys');
+  }
   for (const k of Object.keys(original)) if (!retain.has(k)) delete original[k];
 }
 
@@ -129,7 +134,15 @@ function indexOf(list: readonly Json[], item: Json, mergeKey: string | undefined
   return list.findIndex((x) => isMap(x) && sameKey(x[mergeKey!], v));
 }
 
-function mergeSlice(original: Json[], patch: Json[], meta: PatchMeta | undefined, isDeleteList: boolean): Json[] {
+/**
+ * Emulates the Go slice the live list is held in while upstream merges into it: deletions shift
+ * elements left in place and appends write into the freed tail, so the caller's view of the
+ * live list (which $setElementOrder then uses as "server order") changes. Upstream's list order
+ * after a patch that both deletes and adds items depends on this; mirrored so results match.
+ */
+interface GoSliceView { backing: Json[]; len: number; detached: boolean }
+
+function mergeSlice(original: Json[], patch: Json[], meta: PatchMeta | undefined, isDeleteList: boolean, view?: GoSliceView): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = elementKind(original, patch);
   const mergeKey = meta?.mergeKey;
@@ -142,17 +155,17 @@ function mergeSlice(original: Json[], patch: Json[], meta: PatchMeta | undefined
     for (const v of [...original, ...patch]) if (!merged.includes(v)) merged.push(v);
   } else {
     if (!mergeKey) throw bad(`cannot merge lists without merge key for ${render(patch)}`);
-    const special = mergeSpecialElements(original, patch, mergeKey);
+    const special = mergeSpecialElements(original, patch, mergeKey, view);
     orig = special.original;
     effectivePatch = special.patch;
-    merged = mergeWithoutSpecialElements(orig, effectivePatch, mergeKey, meta?.fields);
+    merged = mergeWithoutSpecialElements(orig, effectivePatch, mergeKey, meta?.fields, view);
   }
   const { inList: patchItems, notInList: serverOnly } = partition(merged, effectivePatch, mergeKey, kind);
-  return normalizeElementOrder(patchItems, serverOnly, effectivePatch, original, mergeKey, kind);
+  return normalizeElementOrder(patchItems, serverOnly, effectivePatch, orig, mergeKey, kind);
 }
 
 /** Handles `$patch` elements: delete removes the matching original, replace drops the original list. */
-function mergeSpecialElements(original: Json[], patch: Json[], mergeKey: string): { original: Json[]; patch: Json[] } {
+function mergeSpecialElements(original: Json[], patch: Json[], mergeKey: string, view?: GoSliceView): { original: Json[]; patch: Json[] } {
   const plain: Json[] = [];
   let replace = false;
   let orig = original;
@@ -162,6 +175,12 @@ function mergeSpecialElements(original: Json[], patch: Json[], mergeKey: string)
       case 'delete':
         if (!(mergeKey in v)) throw bad(`map: ${render(v)} does not contain declared merge key: ${mergeKey}`);
         orig = orig.filter((x) => !(isMap(x) && sameKey(x[mergeKey], v[mergeKey])));
+        if (view && !view.detached) {
+          for (let k = 0; k < view.len;) {
+            const x = view.backing[k];
+            if (isMap(x) && sameKey(x[mergeKey], v[mergeKey])) { view.backing.copyWithin(k, k + 1, view.len); view.len--; } else k++;
+          }
+        }
         break;
       case 'replace':
         replace = true;
@@ -172,16 +191,26 @@ function mergeSpecialElements(original: Json[], patch: Json[], mergeKey: string)
         throw bad(`unknown patch type: ${String(v[DIRECTIVE])} in map: ${render(v)}`);
     }
   }
-  return replace ? { original: plain, patch: [] } : { original: orig, patch: plain };
+  if (replace) {
+    if (view) view.detached = true;
+    return { original: plain, patch: [] };
+  }
+  return { original: orig, patch: plain };
 }
 
-function mergeWithoutSpecialElements(original: Json[], patch: Json[], mergeKey: string, fields: PatchSchema | undefined): Json[] {
+function mergeWithoutSpecialElements(original: Json[], patch: Json[], mergeKey: string, fields: PatchSchema | undefined, view?: GoSliceView): Json[] {
   const out = [...original];
   for (const v of patch) {
     if (!isMap(v) || !(mergeKey in v)) throw bad(`map: ${render(v)} does not contain declared merge key: ${mergeKey}`);
     const i = out.findIndex((x) => isMap(x) && sameKey(x[mergeKey], v[mergeKey]));
-    if (i >= 0) out[i] = mergeMap(out[i] as JMap, v, fields);
-    else out.push(cleanPatchValue(v));
+    if (i >= 0) {
+      out[i] = mergeMap(out[i] as JMap, v, fields);
+    } else {
+      out.push(cleanPatchValue(v));
+      // An append lands in the live list's freed tail while capacity lasts.
+      if (view && !view.detached && view.len < view.backing.length) view.backing[view.len] = out[out.length - 1]!;
+      if (view) view.len++;
+    }
   }
   return out;
 }
@@ -192,14 +221,28 @@ function partition(list: Json[], present: Json[], mergeKey: string | undefined, 
   return { inList, notInList };
 }
 
-/** Sorts list by order (items missing from order keep their place after the ordered ones). */
+/** Sorts list by order, as upstream's normalizeSliceOrder (delete directives go last). */
 function normalizeSliceOrder(list: Json[], order: Json[], mergeKey: string | undefined, kind: Kind): Json[] {
-  const withPos = list.map((v, i) => ({ v, i, pos: indexOf(order, v, mergeKey, kind) }));
-  withPos.sort((a, b) => {
-    const pa = a.pos < 0 ? Number.MAX_SAFE_INTEGER : a.pos, pb = b.pos < 0 ? Number.MAX_SAFE_INTEGER : b.pos;
-    return pa - pb || a.i - b.i;
-  });
-  return withPos.map((x) => x.v);
+  let items = list;
+  let toDelete: Json[] = [];
+  if (kind === 'map') {
+    items = list.filter((x) => !(isMap(x) && x[DIRECTIVE] === 'delete'));
+    toDelete = list.filter((x) => isMap(x) && x[DIRECTIVE] === 'delete');
+  }
+  // Upstream sorts with sort.SliceStable (an insertion sort at these sizes) and a "less" that is
+  // true whenever either item is missing from order; reproduced step by step so items missing
+  // from the order list land where upstream puts them.
+  const pos = (v: Json) => indexOf(order, v, mergeKey, kind);
+  const less = (x: Json, y: Json) => {
+    const ix = pos(x);
+    if (ix >= 0) { const iy = pos(y); if (iy >= 0) return ix < iy; }
+    return true;
+  };
+  const out = [...items];
+  for (let i = 1; i < out.length; i++) {
+    for (let j = i; j > 0 && less(out[j]!, out[j - 1]!); j--) [out[j], out[j - 1]] = [out[j - 1]!, out[j]!];
+  }
+  return [...out, ...toDelete];
 }
 
 /**
@@ -224,6 +267,29 @@ function normalizeElementOrder(patchItems: Json[], serverOnly: Json[], patchOrde
 }
 
 /**
+ * validatePatchWithSetOrderList: the patch list's items (deletions aside) must appear in the
+ * order list, in the same relative order.
+ */
+function validateOrder(patchList: Json[], order: Json[], mergeKey: string | undefined): void {
+  if (order.length === 0 || patchList.length === 0) return;
+  const items = mergeKey ? patchList.filter((x) => !(isMap(x) && x[DIRECTIVE] === 'delete')) : patchList;
+  let p = 0, o = 0;
+  while (p < items.length && o < order.length) {
+    const item = items[p]!;
+    if (isMap(item) && DIRECTIVE in item) { p++; continue; }
+    const equal = mergeKey
+      ? isMap(item) && isMap(order[o]) && mergeKey in item && mergeKey in (order[o] as JMap) && sameKey(item[mergeKey], (order[o] as JMap)[mergeKey])
+      : item === order[o];
+    if (mergeKey && (!isMap(item) || !(mergeKey in item))) throw bad(`map: ${render(item)} does not contain declared merge key: ${mergeKey}`);
+    if (equal) p++;
+    o++;
+  }
+  if (p < items.length) {
+    throw bad(`The order in patch list:\n${render(patchList)}\n doesn't match $setElementOrder list:\n${render(order)}`);
+  }
+}
+
+/**
  * `$setElementOrder/<list>`: merges the list's patch into the live list, then orders the items
  * named in the order list as given, keeping server-only items at their relative live places.
  * Removes the processed list from patch.
@@ -242,12 +308,17 @@ function mergeOrderedLists(original: JMap, patch: JMap, schema: PatchSchema | un
     const ol: Json[] = Array.isArray(origList) ? origList : [];
     delete patch[key];
     if (!hasStrategy(meta, 'merge')) continue; // only merge lists carry an order directive
-    const kind = elementKind(ol, [...pl, ...order]);
     const mergeKey = meta?.mergeKey;
+    validateOrder(pl, order, mergeKey);
+    if (!Array.isArray(origList) && !Array.isArray(patchList)) continue;
+    if (ol.length === 0 && pl.length === 0) throw bad('no elements in any of the given slices');
+    const kind = elementKind(ol, pl);
     if (kind === 'map' && !mergeKey) continue;
-    const merged = mergeSliceHandler(ol, pl, meta, false);
+    const view: GoSliceView = { backing: [...ol], len: ol.length, detached: false };
+    const merged = Array.isArray(origList) && Array.isArray(patchList) ? mergeSlice(ol, pl, meta, false, view)
+      : Array.isArray(patchList) ? mergeSliceHandler([], pl, meta, false) : ol;
     const { inList: ordered, notInList: serverOnly } = partition(merged, order, mergeKey, kind);
-    original[field] = normalizeElementOrder(ordered, serverOnly, order, ol, mergeKey, kind);
+    original[field] = normalizeElementOrder(ordered, serverOnly, order, view.backing, mergeKey, kind);
     delete patch[field];
   }
 }
