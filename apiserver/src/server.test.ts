@@ -281,7 +281,10 @@ describe('resource CRUD', () => {
     const { app } = await setup(t);
     const strict = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict', payload: { ...deployment('s'), spec: { ...deployment('s').spec, foo: 1 } } });
     assert.equal(strict.statusCode, 400, strict.body);
-    assert.equal(strict.json().message, 'strict decoding error: unknown field "spec.foo"');
+    assert.equal(strict.json().message, 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"');
+    const patch = await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/w?fieldValidation=Strict', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { bar: 1 } } });
+    assert.equal(patch.statusCode, 400);
+    assert.equal(patch.json().message, 'strict decoding error: unknown field "spec.bar"');
     const warn = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn', payload: { ...deployment('w'), spec: { ...deployment('w').spec, foo: 1 } } });
     assert.equal(warn.statusCode, 201, warn.body);
     assert.match(String(warn.headers['warning']), /^299 - "unknown field \\"spec.foo\\""$/);

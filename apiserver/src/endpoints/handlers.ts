@@ -209,7 +209,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
   const patch = decodeBody(req.body, req.headers['content-type']);
   if (patch === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
   const r = store.resource;
-  if (type !== 'json') checkFields(deps, r, patch, q, rc);
+  if (type !== 'json') checkFields(deps, r, patch, q, rc, true);
   const patchRv = typeof patch === 'object' && patch !== null && !Array.isArray(patch)
     ? ((patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion) : undefined;
   if (type === 'apply') {
@@ -321,14 +321,16 @@ function parseCommonWriteParams(q: Query, rc: RequestContext, method: string): v
 }
 
 /** fieldValidation: Strict → 400 on unknown fields; Warn (the default) → Warning headers; Ignore. */
-function checkFields(deps: HandlerDeps, r: ResourceDescriptor, obj: unknown, q: Query, rc: RequestContext): void {
+function checkFields(deps: HandlerDeps, r: ResourceDescriptor, obj: unknown, q: Query, rc: RequestContext, asPatch = false): void {
   if (!deps.unknownFields) return;
   const mode = q1(q, 'fieldValidation') || 'Warn';
   if (mode === 'Ignore') return;
   const unknown = deps.unknownFields(r, obj);
   if (unknown.length === 0) return;
   if (mode === 'Strict') {
-    throw new ApiError('BadRequest', `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+    const detail = `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`;
+    // Upstream's decoder prefixes body decoding errors (create/update); patch errors are bare.
+    throw new ApiError('BadRequest', asPatch ? detail : `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${detail}`);
   }
   for (const f of unknown) rc.warnings.push(`unknown field "${f}"`);
 }
