@@ -25,6 +25,12 @@ export class Backoff {
     else { e.durationMs = Math.min(e.durationMs * 2, this.o.maxMs); e.lastUpdateMs = eventTimeMs; }
   }
 
+  /** Sets key's delay as if its last failure was at lastUpdateMs (rebuilding state after a restart). */
+  seed(key: string, durationMs: number, lastUpdateMs: number): void {
+    if (this.o.clock.now() - lastUpdateMs > 2 * this.o.maxMs) return;
+    this.entries.set(key, { durationMs, lastUpdateMs });
+  }
+
   /** True while now is within the key's delay after eventTimeMs (e.g. the container's finish time). */
   isInBackOffSince(key: string, eventTimeMs: number): boolean {
     const now = this.o.clock.now();

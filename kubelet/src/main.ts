@@ -25,7 +25,7 @@ const flags = parseFlags(process.argv.slice(2), {
 });
 
 const nodeName = flags['node-name'] ?? hostname();
-const logger = createLogger({ component: 'kubelet', level: flags['log-level'] ?? 'info' }).child({ node: nodeName });
+const logger = createLogger({ component: 'kubelet', level: flags['log-level'] ?? 'info' });
 const socketPath = (flags['container-runtime-endpoint'] ?? '').replace(/^unix:\/\//, '');
 const client = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger });
 const runtime = new RemoteRuntimeService({ socketPath });

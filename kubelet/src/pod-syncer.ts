@@ -72,7 +72,11 @@ export class PodSyncer {
   readonly waiting = new Map<string, Map<string, Waiting>>();
   readonly crashBackoff: Backoff;
   readonly imageBackoff: Backoff;
+  private readonly crashBackoffInitialMs: number;
+  private readonly crashBackoffMaxMs: number;
   constructor(private readonly o: PodSyncerOptions) {
+    this.crashBackoffInitialMs = o.crashBackoffInitialMs ?? 10_000;
+    this.crashBackoffMaxMs = o.crashBackoffMaxMs ?? 300_000;
     this.crashBackoff = new Backoff({ clock: o.clock, initialMs: o.crashBackoffInitialMs ?? 10_000, maxMs: o.crashBackoffMaxMs ?? 300_000 });
     this.imageBackoff = new Backoff({ clock: o.clock, initialMs: 10_000, maxMs: 300_000 });
   }
@@ -87,9 +91,9 @@ export class PodSyncer {
   async podRuntime(uid: string): Promise<PodRuntimeState> {
     const sel = { labelSelector: { [POD_UID_LABEL]: uid } };
     const [sandboxes, list] = await Promise.all([this.o.runtime.listPodSandbox(sel), this.o.runtime.listContainers(sel)]);
-    sandboxes.sort((a, b) => b.createdAt - a.createdAt);
+    sandboxes.sort((a, b) => b.createdAt - a.createdAt || b.metadata.attempt - a.metadata.attempt);
     const containers = (await Promise.all(list.map((c) => this.o.runtime.containerStatus(c.id).catch((err: unknown) => { if (isNotFound(err)) return undefined; throw err; }))))
-      .filter((c): c is ContainerStatus => !!c).sort((a, b) => b.createdAt - a.createdAt);
+      .filter((c): c is ContainerStatus => !!c).sort((a, b) => b.createdAt - a.createdAt || b.metadata.attempt - a.metadata.attempt);
     const newest = sandboxes[0];
     const sandboxStatus = newest ? await this.o.runtime.podSandboxStatus(newest.id).catch((err: unknown) => { if (isNotFound(err)) return undefined; throw err; }) : undefined;
     return { sandboxes, containers, ...(sandboxStatus ? { sandboxStatus } : {}) };
@@ -225,6 +229,13 @@ export class PodSyncer {
     }
     await this.gcContainers(rt);
     rt = await this.podRuntime(uid);
+    // Probe workers exist from the moment a container runs, so Ready waits for the first success.
+    for (const c of [...(pod.spec?.containers ?? [])]) {
+      const cur = containersNamed(rt, c.name)[0];
+      if (cur?.state !== 'CONTAINER_RUNNING') continue;
+      const prevReady = pod.status?.containerStatuses?.find((s) => s.name === c.name && s.containerID === `docker://${cur.id}`)?.ready;
+      this.o.probes.ensure(pod, c, cur.id, nsToMs(cur.startedAt || cur.createdAt), podIP, prevReady);
+    }
     return { result: requeue.length ? { requeueAfterMs: Math.max(100, Math.min(...requeue)) } : {}, rt };
   }
 
@@ -242,6 +253,10 @@ export class PodSyncer {
     const uid = ctx.pod.metadata?.uid ?? '';
     const key = `${uid}/${c.name}/${specHash(c)}`;
     const finished = nsToMs(cur.finishedAt || cur.createdAt);
+    // After a kubelet restart the back-off is rebuilt from the restart count the runtime kept.
+    if (this.crashBackoff.get(key) === 0 && restartCountOf(cur) > 0) {
+      this.crashBackoff.seed(key, Math.min(this.crashBackoffInitialMs * 2 ** (restartCountOf(cur) - 1), this.crashBackoffMaxMs), finished);
+    }
     if (this.crashBackoff.isInBackOffSince(key, finished)) {
       const delay = this.crashBackoff.get(key);
       const msg = `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${podFullName(ctx.pod)}`;
@@ -261,7 +276,10 @@ export class PodSyncer {
     const policy = c.imagePullPolicy ?? (image.endsWith(':latest') ? 'Always' : 'IfNotPresent');
     const key = `${ctx.pod.metadata?.uid}/${image}`;
     const present = policy !== 'Always' ? await this.o.images.imageStatus({ image }) : undefined;
-    if (present) return present.id;
+    if (present) {
+      this.o.recorder.event(ctx.pod, 'Normal', 'Pulled', 'Container image "%s" already present on machine', c.image);
+      return present.id;
+    }
     if (policy === 'Never') {
       const msg = `Container image "${c.image}" is not present with pull policy of Never`;
       ctx.waiting.set(c.name, { reason: 'ErrImageNeverPull', message: msg });
@@ -410,16 +428,17 @@ export class PodSyncer {
    */
   async terminatePod(pod: Pod | undefined, uid: string, graceSeconds: number): Promise<PodRuntimeState> {
     this.o.probes.remove(uid);
-    let rt = await this.podRuntime(uid);
+    const rt = await this.podRuntime(uid);
     await this.stopAll(pod, rt, graceSeconds, 'pod terminating');
-    for (const s of rt.sandboxes) if (s.state === 'SANDBOX_READY') await this.o.runtime.stopPodSandbox(s.id);
-    rt = await this.podRuntime(uid);
-    return rt;
+    // The sandbox is stopped by cleanup, after the pod object is gone: clients waiting for the
+    // delete need not wait for the network teardown.
+    return this.podRuntime(uid);
   }
 
   /** Removes every container and sandbox of uid and its volumes (the pod is gone from the API). */
   async cleanupPod(uid: string): Promise<void> {
     const rt = await this.terminatePod(undefined, uid, 2);
+    for (const s of rt.sandboxes) if (s.state === 'SANDBOX_READY') await this.o.runtime.stopPodSandbox(s.id);
     for (const c of rt.containers) await this.o.runtime.removeContainer(c.id);
     for (const s of rt.sandboxes) await this.o.runtime.removePodSandbox(s.id);
     await removePodDir(this.o.rootDir, uid);

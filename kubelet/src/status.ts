@@ -56,14 +56,14 @@ function terminated(c: ContainerStatus): ApiContainerState {
   };
 }
 
-function containerStatus(spec: Container, inp: StatusInput, init: boolean): ApiContainerStatus {
+function containerStatus(spec: Container, inp: StatusInput, init: boolean, initializing = false): ApiContainerStatus {
   const all = containersNamed(inp.rt, spec.name);
   const cur = all[0];
   const prev = all[1];
   const waiting = inp.waiting.get(spec.name);
   const base = { name: spec.name, image: spec.image ?? '', imageID: cur?.imageRef ?? '', restartCount: cur ? restartCountOf(cur) : 0 };
   if (!cur) {
-    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init ? 'PodInitializing' : 'ContainerCreating'), ...(waiting?.message ? { message: waiting.message } : {}) } }, lastState: {} };
+    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init || initializing ? 'PodInitializing' : 'ContainerCreating'), ...(waiting?.message ? { message: waiting.message } : {}) } }, lastState: {} };
   }
   const withId = { ...base, containerID: containerIdUrl(cur.id) };
   if (cur.state === 'CONTAINER_RUNNING') {
@@ -145,7 +145,8 @@ export function computePodStatus(inp: StatusInput): PodStatus {
   const { pod, nowMs } = inp;
   const old = inp.previous ?? pod.status;
   const initStatuses = (pod.spec?.initContainers ?? []).map((c) => containerStatus(c, inp, true));
-  const regular = (pod.spec?.containers ?? []).map((c) => containerStatus(c, inp, false));
+  const initializing = initStatuses.some((s) => s.state?.terminated?.exitCode !== 0);
+  const regular = (pod.spec?.containers ?? []).map((c) => containerStatus(c, inp, false, initializing));
   const phase = getPhase(pod, initStatuses, regular, inp.terminating);
   const sb = inp.rt.sandboxStatus;
   const sandboxReady = sb?.state === 'SANDBOX_READY';

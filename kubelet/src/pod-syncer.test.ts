@@ -1,0 +1,216 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeRuntimeService, FakeImageService } from '@mk8s/proto/testing';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { silentLogger } from '@mk8s/component-base';
+import { FakeEventRecorder } from '@mk8s/client/testing';
+import type { Pod, PodStatus, ConfigMap } from '@mk8s/api';
+import { PodSyncer } from './pod-syncer.js';
+import { ProbeManager } from './prober.js';
+import { computePodStatus } from './status.js';
+import { FakeProber } from './testing/fake-prober.js';
+
+const roots: string[] = [];
+after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
+
+function fixture(o: { configMaps?: Record<string, ConfigMap> } = {}) {
+  const clock = new FakeClock();
+  const now = () => clock.now();
+  const images = new FakeImageService({ images: ['busybox:1.36', 'mk8s/testserver:1.0'], now });
+  const runtime = new FakeRuntimeService({ now, images });
+  const recorder = new FakeEventRecorder();
+  const prober = new FakeProber();
+  const changed: string[] = [];
+  const probes = new ProbeManager({ prober, clock, logger: silentLogger(), onChange: (u) => changed.push(u), onFailure: (pod, _c, kind, out) => recorder.event(pod, 'Warning', 'Unhealthy', `${kind} probe failed: ${out}`) });
+  const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
+  roots.push(rootDir);
+  const newSyncer = () => new PodSyncer({
+    runtime, images, recorder, probes, prober, clock, logger: silentLogger(), nodeName: 'node-1', nodeIP: () => '10.240.0.11', rootDir,
+    configs: { configMap: async (_ns, n) => o.configMaps?.[n], secret: async () => undefined },
+  });
+  const syncer = newSyncer();
+  let last: PodStatus | undefined;
+  const sync = async (pod: Pod, s = syncer) => {
+    const { result, rt } = await s.syncPod(pod, new AbortController().signal);
+    const uid = pod.metadata!.uid!;
+    last = computePodStatus({
+      pod, rt, waiting: s.waitingOf(uid), hostIP: '10.240.0.11', nowMs: clock.now(), ...(last ? { previous: last } : {}),
+      ready: (n, id) => (probes.has(uid, n, id, 'readiness') ? probes.result(uid, n, id, 'readiness') === true : true),
+      started: (n, id) => (probes.has(uid, n, id, 'startup') ? probes.result(uid, n, id, 'startup') === true : true),
+    });
+    return { result, status: last, rt };
+  };
+  const running = () => [...runtime.containers.values()].filter((c) => c.state === 'CONTAINER_RUNNING' && c.config.metadata.name !== 'POD');
+  return { clock, runtime, images, recorder, prober, probes, syncer, newSyncer, sync, running, rootDir, changed };
+}
+
+const flush = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); };
+
+const pod = (spec: Partial<NonNullable<Pod['spec']>> = {}, name = 'web'): Pod => ({
+  apiVersion: 'v1', kind: 'Pod',
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+  spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox:1.36' }], ...spec },
+  status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] },
+});
+
+test('starts the sandbox, then the container; status Running with the pod IP', async () => {
+  const f = fixture();
+  const { status } = await f.sync(pod());
+  assert.deepEqual(f.runtime.called.filter((m) => ['runPodSandbox', 'createContainer', 'startContainer'].includes(m)), ['runPodSandbox', 'createContainer', 'startContainer']);
+  assert.equal(status.phase, 'Running');
+  assert.match(status.podIP ?? '', /^10\.88\./);
+  assert.equal(status.hostIP, '10.240.0.11');
+  assert.ok(status.containerStatuses?.[0]?.state?.running);
+  assert.equal(status.containerStatuses?.[0]?.ready, true);
+  assert.deepEqual(status.conditions?.map((c) => `${c.type}=${c.status}`), ['PodReadyToStartContainers=True', 'Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
+  assert.equal(status.qosClass, 'BestEffort');
+  assert.ok(f.recorder.events.includes('Normal Started Started container c'));
+  // A second sync changes nothing.
+  const before = f.runtime.called.length;
+  await f.sync(pod());
+  assert.equal(f.runtime.called.slice(before).filter((m) => m === 'createContainer' || m === 'runPodSandbox').length, 0);
+});
+
+test('a crashing container restarts, then waits in CrashLoopBackOff with a doubling delay', async () => {
+  const f = fixture();
+  const p = pod();
+  await f.sync(p);
+  f.runtime.exitContainer(f.running()[0]!.id, 1);
+  let r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.restartCount, 1);
+  assert.ok(r.status.containerStatuses?.[0]?.state?.running);
+  f.clock.step(1000);
+  f.runtime.exitContainer(f.running()[0]!.id, 1);
+  r = await f.sync(p);
+  const cs = r.status.containerStatuses?.[0];
+  assert.equal(cs?.state?.waiting?.reason, 'CrashLoopBackOff');
+  assert.match(cs?.state?.waiting?.message ?? '', /^back-off 10s restarting failed container=c pod=web_default\(uid-web\)$/);
+  assert.equal(cs?.lastState?.terminated?.exitCode, 1);
+  assert.equal(cs?.lastState?.terminated?.reason, 'Error');
+  assert.equal(r.status.phase, 'Running');
+  assert.ok(r.result.requeueAfterMs! > 9_000 && r.result.requeueAfterMs! <= 10_100);
+  assert.ok(f.recorder.events.some((e) => e.startsWith('Warning BackOff Back-off restarting failed container c')));
+  f.clock.step(10_000);
+  r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.restartCount, 2);
+  f.clock.step(1000);
+  f.runtime.exitContainer(f.running()[0]!.id, 1);
+  r = await f.sync(p);
+  assert.match(r.status.containerStatuses?.[0]?.state?.waiting?.message ?? '', /^back-off 20s/);
+});
+
+for (const tc of [
+  { policy: 'Never' as const, exit: 1, phase: 'Failed', reason: 'Error' },
+  { policy: 'Never' as const, exit: 0, phase: 'Succeeded', reason: 'Completed' },
+  { policy: 'OnFailure' as const, exit: 0, phase: 'Succeeded', reason: 'Completed' },
+]) {
+  test(`restartPolicy ${tc.policy}, exit ${tc.exit} → ${tc.phase}`, async () => {
+    const f = fixture();
+    const p = pod({ restartPolicy: tc.policy });
+    await f.sync(p);
+    f.runtime.exitContainer(f.running()[0]!.id, tc.exit);
+    const r = await f.sync(p);
+    assert.equal(r.status.phase, tc.phase);
+    assert.equal(r.status.containerStatuses?.[0]?.state?.terminated?.reason, tc.reason);
+    assert.equal(r.status.containerStatuses?.[0]?.restartCount, 0);
+    assert.equal(f.running().length, 0);
+  });
+}
+
+test('an unknown image gives ErrImagePull, then ImagePullBackOff', async () => {
+  const f = fixture();
+  const p = pod({ containers: [{ name: 'c', image: 'nosuch/image:1.0' }] });
+  let r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ErrImagePull');
+  assert.equal(r.status.phase, 'Pending');
+  assert.ok(f.recorder.events.includes('Warning Failed Error: ErrImagePull'));
+  r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ImagePullBackOff');
+  assert.ok(f.recorder.events.includes('Normal BackOff Back-off pulling image "nosuch/image:1.0"'));
+  f.images.registry.add('nosuch/image:1.0');
+  f.clock.step(10_000);
+  r = await f.sync(p);
+  assert.ok(r.status.containerStatuses?.[0]?.state?.running);
+});
+
+test('a missing ConfigMap in env is CreateContainerConfigError; configMap volumes are written', async () => {
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } } });
+  const bad = pod({ containers: [{ name: 'c', image: 'busybox:1.36', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'missing', key: 'k' } } }] }] }, 'bad');
+  const r = await f.sync(bad);
+  assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.reason, 'CreateContainerConfigError');
+  assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.message, 'configmap "missing" not found');
+  const good = pod({ volumes: [{ name: 'v', configMap: { name: 'cm' } }, { name: 'e', emptyDir: {} }], containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'v', mountPath: '/cfg' }, { name: 'e', mountPath: '/data' }] }] }, 'good');
+  await f.sync(good);
+  const c = [...f.runtime.containers.values()].find((x) => x.config.labels?.['io.kubernetes.pod.name'] === 'good')!;
+  const mount = c.config.mounts?.find((m) => m.containerPath === '/cfg')!;
+  assert.equal(readFileSync(join(mount.hostPath, 'a.txt'), 'utf8'), 'hello');
+  assert.ok(c.config.mounts?.some((m) => m.containerPath === '/data' && m.hostPath.includes('empty-dir')));
+});
+
+test('init containers run in order before the app container', async () => {
+  const f = fixture();
+  const p = pod({ initContainers: [{ name: 'i1', image: 'busybox:1.36' }, { name: 'i2', image: 'busybox:1.36' }] });
+  let r = await f.sync(p);
+  assert.deepEqual(f.running().map((c) => c.config.metadata.name), ['i1']);
+  assert.equal(r.status.phase, 'Pending');
+  assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.reason, 'PodInitializing');
+  f.runtime.exitContainer(f.running()[0]!.id, 0);
+  await f.sync(p);
+  assert.deepEqual(f.running().map((c) => c.config.metadata.name), ['i2']);
+  f.runtime.exitContainer(f.running()[0]!.id, 0);
+  r = await f.sync(p);
+  assert.deepEqual(f.running().map((c) => c.config.metadata.name), ['c']);
+  assert.equal(r.status.phase, 'Running');
+  assert.equal(r.status.conditions?.find((c) => c.type === 'Initialized')?.status, 'True');
+});
+
+test('a failing liveness probe restarts the container; readiness follows its probe', async () => {
+  const f = fixture();
+  const p = pod({ containers: [{ name: 'c', image: 'busybox:1.36', livenessProbe: { exec: { command: ['true'] }, periodSeconds: 1, failureThreshold: 2 }, readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }] });
+  let r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.ready, false); // readiness not yet probed
+  f.clock.step(0); await flush();
+  r = await f.sync(p);
+  assert.equal(r.status.containerStatuses?.[0]?.ready, true);
+  assert.equal(r.status.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  const id = f.running()[0]!.id;
+  f.prober.results.set(id, false);
+  f.clock.step(1000); await flush();
+  f.clock.step(1000); await flush();
+  assert.ok(f.changed.length > 0);
+  assert.ok(f.recorder.events.some((e) => e.startsWith('Warning Unhealthy liveness probe failed')));
+  r = await f.sync(p);
+  assert.ok(f.recorder.events.includes('Normal Killing Container c failed liveness probe, will be restarted'));
+  assert.notEqual(f.running()[0]!.id, id);
+  assert.equal(r.status.containerStatuses?.[0]?.restartCount, 1);
+});
+
+test('a new kubelet adopts running containers instead of restarting them', async () => {
+  const f = fixture();
+  const p = pod();
+  await f.sync(p);
+  f.runtime.exitContainer(f.running()[0]!.id, 1);
+  await f.sync(p);
+  const id = f.running()[0]!.id;
+  const fresh = f.newSyncer();
+  const before = f.runtime.called.length;
+  const r = await f.sync(p, fresh);
+  assert.deepEqual(f.runtime.called.slice(before).filter((m) => m === 'createContainer' || m === 'runPodSandbox' || m === 'stopContainer'), []);
+  assert.equal(f.running()[0]!.id, id);
+  assert.equal(r.status.containerStatuses?.[0]?.restartCount, 1);
+});
+
+test('terminatePod stops containers with the grace period; cleanupPod removes everything', async () => {
+  const f = fixture();
+  const p = pod();
+  await f.sync(p);
+  const rt = await f.syncer.terminatePod(p, 'uid-web', 30);
+  assert.ok(rt.containers.every((c) => c.state === 'CONTAINER_EXITED'));
+  assert.ok(f.recorder.events.includes('Normal Killing Stopping container c'));
+  await f.syncer.cleanupPod('uid-web');
+  assert.equal(f.runtime.containers.size, 0);
+  assert.equal(f.runtime.sandboxes.size, 0);
+});
