@@ -93,11 +93,10 @@ function ipamFor(conf: BridgeNetConf): { ipam: DiskIpam; subnet: Cidr } {
  * allocation without its veth belongs to a sandbox that died, or to an ADD that crashed before
  * the runtime recorded it. Runs under the lock, so no ADD is half-way.
  */
-async function collectGarbage(ipam: DiskIpam, links: LinkOps, keep: (a: Allocation) => boolean): Promise<string[]> {
+async function collectGarbage(ipam: DiskIpam, links: LinkOps, keep: (a: Allocation) => boolean, present: Set<string>): Promise<string[]> {
   const freed: string[] = [];
   for (const a of await ipam.list()) {
-    if (keep(a)) continue;
-    if (await links.linkExists(hostVethName(a.containerId, a.ifname))) continue;
+    if (keep(a) || present.has(hostVethName(a.containerId, a.ifname))) continue;
     await ipam.releaseIp(a.ip);
     freed.push(a.ip);
   }
@@ -111,9 +110,12 @@ async function cmdAdd(args: CniArgs, conf: BridgeNetConf, links: LinkOps): Promi
   const gateway = gatewayOf(subnet);
   const hostVeth = hostVethName(args.containerId, args.ifname);
   return ipam.withLock(async () => {
-    await collectGarbage(ipam, links, (a) => a.containerId === args.containerId && a.ifname === args.ifname);
+    const present = await links.listLinks();
+    await collectGarbage(ipam, links, (a) => a.containerId === args.containerId && a.ifname === args.ifname, present);
     const alloc = await ipam.allocate(args.containerId, args.ifname);
     try {
+      // A leftover host end (an ADD that died half-way, or a repeated ADD) would make the add fail: start clean.
+      if (present.has(hostVeth)) await links.deleteLink(hostVeth);
       const bridgeMac = await links.ensureBridge(bridge, `${gateway}/${subnet.prefix}`, mtu);
       const { hostMac, podMac } = await links.addPodInterface({
         hostVeth, bridge, netns: args.netns, ifname: args.ifname, address: `${alloc.ip}/${subnet.prefix}`, gateway, mtu, hairpin: conf.hairpinMode ?? true,

@@ -32,6 +32,8 @@ export interface LinkOps {
   deleteLink(name: string): Promise<void>;
   /** Whether a link exists in the node netns. */
   linkExists(name: string): Promise<boolean>;
+  /** The names of every link in the node netns (one call, for garbage collection). */
+  listLinks(): Promise<Set<string>>;
   /** The master of a link in the node netns, or undefined. */
   linkMaster(name: string): Promise<string | undefined>;
   /** The IPv4 CIDRs on ifname inside netns ([] if the netns or the link is gone). */
@@ -61,29 +63,34 @@ export class IprouteLinkOps implements LinkOps {
   }
 
   async ensureBridge(name: string, gatewayCidr: string, mtu: number): Promise<string> {
-    let link = await this.show(name);
+    // One `ip addr show` answers existence, state, MAC and addresses in the common (warm) case.
+    const show = async () => {
+      const r = await this.run('ip', ['-j', '-4', 'addr', 'show', 'dev', name]);
+      return r.code === 0 ? (JSON.parse(r.stdout || '[]') as (IpLink & { flags?: string[] })[])[0] : undefined;
+    };
+    let link = await show();
     if (!link) {
       const r = await this.run('ip', ['link', 'add', name, 'mtu', String(mtu), 'type', 'bridge']);
       // Another ADD may have created it at the same moment.
       if (r.code !== 0 && !/exists/i.test(r.stderr)) throw new Error(`ip link add ${name}: ${r.stderr.trim()}`);
-      link = await this.show(name);
+      link = await show();
     }
-    const addrs = await this.run('ip', ['-j', '-4', 'addr', 'show', 'dev', name]);
-    const has = (JSON.parse(addrs.stdout || '[]') as IpLink[]).some((l) => (l.addr_info ?? []).some((a) => `${a.local}/${a.prefixlen}` === gatewayCidr));
+    const has = (link?.addr_info ?? []).some((a) => `${a.local}/${a.prefixlen}` === gatewayCidr);
     if (!has) await this.ip(['addr', 'replace', gatewayCidr, 'dev', name]);
-    await this.ip(['link', 'set', name, 'up']);
+    if (!link?.flags?.includes('UP')) await this.ip(['link', 'set', name, 'up']);
+    if (!link?.address) link = await this.show(name);
     return link?.address ?? '';
   }
 
   async addPodInterface(s: PodInterfaceSpec): Promise<{ hostMac: string; podMac: string }> {
-    // A leftover host end (an ADD that died half-way) would make the add fail: start clean.
-    await this.deleteLink(s.hostVeth);
     // The peer is created directly inside the pod netns under its final name: no rename, no
-    // clash with the node's own eth0.
-    await this.ip(['link', 'add', s.hostVeth, 'mtu', String(s.mtu), 'type', 'veth', 'peer', 'name', s.ifname, 'mtu', String(s.mtu), 'netns', s.netns]);
-    await this.ip(['link', 'set', s.hostVeth, 'master', s.bridge]);
-    if (s.hairpin) await this.ip(['link', 'set', s.hostVeth, 'type', 'bridge_slave', 'hairpin', 'on']);
-    await this.ip(['link', 'set', s.hostVeth, 'up']);
+    // clash with the node's own eth0. Host side in one batch, pod side in another.
+    await mustRun(this.run, 'ip', ['-batch', '-'], [
+      `link add ${s.hostVeth} mtu ${s.mtu} type veth peer name ${s.ifname} mtu ${s.mtu} netns ${s.netns}`,
+      `link set ${s.hostVeth} master ${s.bridge}`,
+      ...(s.hairpin ? [`link set ${s.hostVeth} type bridge_slave hairpin on`] : []),
+      `link set ${s.hostVeth} up`,
+    ].join('\n') + '\n');
     await this.inPod(s.netns, ['-batch', '-'], [
       'link set lo up',
       `addr add ${s.address} dev ${s.ifname}`,
@@ -101,6 +108,11 @@ export class IprouteLinkOps implements LinkOps {
   }
 
   async linkExists(name: string): Promise<boolean> { return (await this.show(name)) !== undefined; }
+
+  async listLinks(): Promise<Set<string>> {
+    const out = await this.ip(['-j', 'link', 'show']);
+    return new Set((JSON.parse(out || '[]') as IpLink[]).map((l) => l.ifname ?? '').filter(Boolean));
+  }
 
   async linkMaster(name: string): Promise<string | undefined> { return (await this.show(name))?.master; }
 

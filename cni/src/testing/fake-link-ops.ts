@@ -37,6 +37,7 @@ export class FakeLinkOps implements LinkOps {
     this.links.delete(name);
   }
   async linkExists(name: string): Promise<boolean> { return this.links.has(name); }
+  async listLinks(): Promise<Set<string>> { return new Set(this.links.keys()); }
   async linkMaster(name: string): Promise<string | undefined> { return this.links.get(name)?.master; }
   async podAddresses(netns: string, ifname: string): Promise<string[]> { return this.pods.get(netns)?.get(ifname) ?? []; }
 }
