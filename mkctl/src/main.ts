@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { clusterDown, clusterStatus, clusterUp } from './cluster/cluster.js';
+import { registerKubectlCommands } from './kubectl/register.js';
+import { CliContext, type GlobalFlags } from './kubectl/context.js';
+import { formatCliError } from './kubectl/errors.js';
 
 const program = new Command('mkctl').description('mk8s command line: kubectl habits, plus the cluster itself').showHelpAfterError();
 const cluster = program.command('cluster').description('start, stop and inspect the local cluster');
@@ -13,7 +16,24 @@ cluster.command('down').description('stop everything cluster up started')
 cluster.command('status').description("report each component's health")
   .action(async () => { if (!(await clusterStatus())) process.exitCode = 1; });
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+program
+  .option('--kubeconfig <path>', 'path to the kubeconfig file ($KUBECONFIG, else ~/.kube/config)')
+  .option('--context <name>', 'the kubeconfig context to use')
+  .option('-n, --namespace <ns>', 'the namespace scope for this request')
+  .option('-s, --server <url>', 'the address of the API server');
+
+let ctx: CliContext | undefined;
+const getCtx = (): CliContext => {
+  ctx ??= new CliContext(program.opts<GlobalFlags>(), { out: process.stdout, err: process.stderr, in: process.stdin });
+  return ctx;
+};
+registerKubectlCommands(program, getCtx);
+
+program.parseAsync(process.argv).then(async () => { await ctx?.close(); }).catch((err: unknown) => {
+  let server: string | undefined;
+  try { server = ctx?.client.config.server; } catch { /* no kubeconfig: the error says so */ }
+  const { message, exitCode } = formatCliError(err, server);
+  if (process.env['MKCTL_DEBUG'] && err instanceof Error) console.error(err.stack);
+  console.error(message);
+  process.exit(exitCode);
 });

@@ -1,0 +1,47 @@
+/**
+ * apimachinery duration.HumanDuration (same as the apiserver printers' copy): ages in describe,
+ * events and trace lines, printed exactly as kubectl does.
+ */
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Humanized duration; truncates like Go's integer conversions. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / SECOND);
+  // Upstream tolerates up to 2s of clock skew as "now".
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 60 * 2) return `${seconds}s`;
+  const minutes = Math.trunc(ms / MINUTE);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 60 * 3) return `${minutes}m`;
+  const hours = Math.trunc(ms / HOUR);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
+  if (hours < 24 * 365 * 8) {
+    const dy = Math.trunc(hours / 24) % 365;
+    return dy === 0 ? `${Math.trunc(hours / 24 / 365)}y` : `${Math.trunc(hours / 24 / 365)}y${dy}d`;
+  }
+  return `${Math.trunc(hours / 24 / 365)}y`;
+}
+
+/** Age of an RFC 3339 timestamp at `now` (epoch ms); "<unknown>" when unset or unparsable. */
+export function translateTimestampSince(ts: string | undefined | null, now: number): string {
+  if (!ts) return '<unknown>';
+  const t = Date.parse(ts);
+  if (Number.isNaN(t)) return '<unknown>';
+  return humanDuration(now - t);
+}

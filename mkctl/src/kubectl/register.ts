@@ -1,0 +1,8 @@
+/** Registers every kubectl-style command on the mkctl program. */
+import type { Command } from 'commander';
+import type { CliContext } from './context.js';
+import { registerGet } from './commands/get.js';
+
+export function registerKubectlCommands(program: Command, ctx: () => CliContext): void {
+  registerGet(program, ctx);
+}
