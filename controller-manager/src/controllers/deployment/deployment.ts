@@ -204,7 +204,7 @@ class Rollout {
       }
       // Either our own earlier create (cache lag) or a hash collision with a foreign ReplicaSet.
       const other = await this.rsClient().get(fresh.metadata.name, { signal: this.signal });
-      if (isControlledBy(other, d) && u.equalIgnoreHash(other.spec?.template, d.spec?.template)) {
+      if (isControlledBy(other, d) && (u.equalIgnoreHash(other.spec?.template, d.spec?.template) || other.metadata.labels?.[u.DEFAULT_POD_TEMPLATE_HASH_KEY] === hash)) {
         created = other;
         alreadyExisted = true;
       } else {

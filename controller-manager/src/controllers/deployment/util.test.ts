@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Deployment, ReplicaSet } from '@mk8s/api';
+import { computeHash } from '../../util/hash.js';
 import {
   calculateStatus, cleanupUnhealthy, deploymentComplete, equalIgnoreHash, findActiveOrLatest, findNewReplicaSet, maxScaledDown,
   maxSurge, maxUnavailable, newReplicaSetAnnotations, newRSNewReplicas, proportionalSizes, scaleDownOldForRollingUpdate,
@@ -70,6 +71,13 @@ test('findNewReplicaSet ignores the pod-template-hash label', () => {
   assert.equal(findNewReplicaSet(d, [other, match]), match);
   assert.equal(equalIgnoreHash(d.spec!.template, match.spec!.template), true);
   assert.equal(findNewReplicaSet(dep(3, 1, 1, 'v9'), [other, match]), undefined);
+  // a ReplicaSet whose stored template gained a server default still counts as new by its hash
+  const d5 = dep(3, 1, 1, 'v5');
+  const hash = computeHash(d5.spec!.template);
+  const defaulted = rs(`web-${hash}`, 1, 1, 'v5');
+  defaulted.metadata!.labels = { 'pod-template-hash': hash };
+  defaulted.spec!.template!.spec!.dnsPolicy = 'ClusterFirst';
+  assert.equal(findNewReplicaSet(d5, [other, defaulted]), defaulted);
 });
 
 test('findActiveOrLatest', () => {

@@ -4,7 +4,7 @@
  */
 import type { Deployment, DeploymentCondition, DeploymentStatus, PodTemplateSpec, ReplicaSet } from '@mk8s/api';
 import { resolveFenceposts } from '../../util/intstr.js';
-import { canonicalJson } from '../../util/hash.js';
+import { canonicalJson, computeHash } from '../../util/hash.js';
 import { rfc3339 } from '../../util/meta.js';
 
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -99,9 +99,18 @@ function byCreationThenName(a: RS, b: RS): number {
 /** ReplicaSetsByCreationTimestamp, oldest first (ties by name). */
 export const sortByCreation = <T extends RS>(rss: readonly T[]): T[] => [...rss].sort(byCreationThenName);
 
-/** FindNewReplicaSet: the oldest ReplicaSet whose template matches the Deployment's. */
+/**
+ * FindNewReplicaSet: the oldest ReplicaSet whose template matches the Deployment's. Failing that,
+ * the one carrying the hash this template gets now: it was created from this very template, and
+ * recognising it keeps a difference in server-side defaulting between a Deployment's and a
+ * ReplicaSet's template from turning into endless new ReplicaSets.
+ */
 export function findNewReplicaSet<T extends RS>(d: D, rss: readonly T[]): T | undefined {
-  return sortByCreation(rss).find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
+  const sorted = sortByCreation(rss);
+  const equal = sorted.find((rs) => equalIgnoreHash(rs.spec?.template, d.spec?.template));
+  if (equal) return equal;
+  const hash = computeHash(d.spec?.template, d.status?.collisionCount);
+  return sorted.find((rs) => rs.metadata?.labels?.[DEFAULT_POD_TEMPLATE_HASH_KEY] === hash && rs.metadata?.name === `${d.metadata?.name}-${hash}`);
 }
 
 /** NewRSNewReplicas: how many replicas the new ReplicaSet should have now. */
