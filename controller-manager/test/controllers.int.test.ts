@@ -5,8 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ConfigMaps, Deployments, EndpointSlices, EndpointsResource, Namespaces, Nodes, Pods, ReplicaSets, Services,
-  type ConfigMap, type Deployment, type EndpointSlice, type Endpoints, type Node, type ReplicaSet, type Service,
+  ConfigMaps, Deployments, EndpointSlices, EndpointsResource, Events, Namespaces, Nodes, Pods, ReplicaSets, Services,
+  type ConfigMap, type Deployment, type EndpointSlice, type Endpoints, type Event, type Node, type ReplicaSet, type Service,
 } from '@mk8s/api';
 import { createClientset, type Clientset } from '@mk8s/client';
 import { startTestApiServer, type TestApiServer } from '@mk8s/apiserver/testing';
@@ -101,6 +101,13 @@ describe('controller-manager against the apiserver', () => {
     assert.equal((await livePods(ns)).length, 4);
     const s = (await rss.get('web')).status!;
     assert.deepEqual([s.replicas, s.fullyLabeledReplicas, s.readyReplicas, s.observedGeneration], [4, 4, 4, 3]);
+    const events = await waitFor('events', async () => {
+      const evs = (await client.resource<Obj<Event>>(Events, ns).list()).items.filter((e) => e.involvedObject.name === 'web' && e.involvedObject.kind === 'ReplicaSet');
+      return evs.some((e) => e.reason === 'SuccessfulCreate') && evs.some((e) => e.reason === 'SuccessfulDelete') && evs;
+    });
+    const created = events.find((e) => e.reason === 'SuccessfulCreate')!;
+    assert.match(created.message ?? '', /^Created pod: web-[a-z0-9]{5}$/);
+    assert.equal(created.source?.component, 'replicaset-controller');
   }));
 
   test('adoption of matching orphans and release of relabelled pods', () => scenario('adopt', async (ns) => {
@@ -146,6 +153,8 @@ describe('controller-manager against the apiserver', () => {
 
     await ds.patch('web', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image: 'v2', ports: [{ name: 'http', containerPort: 8080 }] }] } } } });
     const v2 = await waitFor('rollout to v2', () => rolledOut(ns, 'web'));
+    await waitFor('ScalingReplicaSet events', async () => (await client.resource<Obj<Event>>(Events, ns).list()).items
+      .some((e) => e.reason === 'ScalingReplicaSet' && /^Scaled down replica set web-\w+ from \d+ to \d+$/.test(e.message ?? '')));
     assert.equal(v2.metadata.annotations?.['deployment.kubernetes.io/revision'], '2');
     await waitFor('old pods gone', async () => (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === 'v2') && (await livePods(ns)).length === REPLICAS);
     watchAc.abort();
