@@ -17,6 +17,7 @@ import { CycleState, podKey, type Node, type NodeInfo, type Pod } from './framew
 import { noopMetrics, type SchedulerMetrics } from './metrics.js';
 import { IN_TREE_REGISTRY } from './plugins/registry.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
+import { Semaphore } from './util/semaphore.js';
 import type { ReplicaSet, Service } from '@mk8s/api';
 
 export interface SchedulerOptions {
@@ -42,6 +43,11 @@ export interface SchedulerOptions {
   /** Per-pod backoff bounds. @default 1000 / 10000 */
   podInitialBackoffMs?: number;
   podMaxBackoffMs?: number;
+  /**
+   * Binds in flight at once. Scheduling goes on meanwhile (pods are assumed); the bound keeps a
+   * burst of thousands of binds from opening thousands of connections. @default 64
+   */
+  maxConcurrentBinds?: number;
 }
 
 /** The result of a successful scheduling algorithm run. */
@@ -67,6 +73,7 @@ export class Scheduler {
   readonly stats = { scheduled: 0, unschedulable: 0, errors: 0 };
   /** Background writes (binds, status patches) so tests and shutdown can wait for them. */
   private readonly pending = new Set<Promise<unknown>>();
+  private readonly binds: Semaphore;
 
   constructor(o: SchedulerOptions) {
     this.o = o;
@@ -76,6 +83,7 @@ export class Scheduler {
     this.log = o.logger ?? silentLogger();
     this.metrics = o.metrics ?? noopMetrics;
     this.rand = o.rand ?? Math.random;
+    this.binds = new Semaphore(o.maxConcurrentBinds ?? 64);
     this.cache = new SchedulerCache({ clock: this.clock });
     let queue: SchedulingQueue | undefined;
     this.framework = new Framework({
@@ -251,10 +259,10 @@ export class Scheduler {
   }
 
   private async bindingCycle(state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: string, start: number, podCycle: number, signal: AbortSignal): Promise<void> {
-    const bindStart = this.clock.now();
     let status: Status | undefined;
+    let bindStart = 0;
     try {
-      status = await this.framework.runBindPlugins(state, assumed, host, signal);
+      status = await this.binds.run(() => { bindStart = this.clock.now(); return this.framework.runBindPlugins(state, assumed, host, signal); });
     } catch (err) {
       status = Status.error(err);
     }

@@ -41,17 +41,30 @@ describe('SchedulerCache', () => {
     assert.equal(c.podCount(), 0);
   });
 
-  test('snapshots share unchanged nodes and clone changed ones', () => {
+  test('the snapshot updates only changed nodes, never the NodeInfos a cycle already holds', () => {
     const c = new SchedulerCache({ clock: new FakeClock() });
     c.addNode(makeNode('a')); c.addNode(makeNode('b'));
     const s1 = c.updateSnapshot();
-    assert.equal(c.updateSnapshot(), s1);
+    const a1 = s1.get('a')!; const b1 = s1.get('b')!;
     c.addPod(makePod('p', { nodeName: 'a' }));
     const s2 = c.updateSnapshot();
-    assert.notEqual(s2, s1);
-    assert.equal(s2.get('b'), s1.get('b'));
+    assert.equal(s2.get('b'), b1);
+    assert.notEqual(s2.get('a'), a1);
     assert.equal(s2.get('a')?.pods.length, 1);
-    assert.equal(s1.get('a')?.pods.length, 0);
+    assert.equal(a1.pods.length, 0);
+    c.removeNode(makeNode('b'));
+    assert.deepEqual(c.updateSnapshot().nodeInfoList.map((n) => n.name), ['a']);
+  });
+
+  test('affinity lists follow pods with affinity', () => {
+    const c = new SchedulerCache({ clock: new FakeClock() });
+    c.addNode(makeNode('a')); c.addNode(makeNode('b'));
+    assert.equal(c.updateSnapshot().havePodsWithRequiredAntiAffinityList.length, 0);
+    const anti = makePod('p', { nodeName: 'b', affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: {}, topologyKey: 'x' }] } } });
+    c.addPod(anti);
+    assert.deepEqual(c.updateSnapshot().havePodsWithRequiredAntiAffinityList.map((n) => n.name), ['b']);
+    c.removePod(anti);
+    assert.equal(c.updateSnapshot().havePodsWithAffinityList.length, 0);
   });
 
   test('pods on a deleted node stay until deleted; the node leaves the snapshot', () => {

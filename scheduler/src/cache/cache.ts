@@ -26,9 +26,9 @@ export class SchedulerCache {
   private readonly pods = new Map<string, PodState>();
   private readonly clock: Clock;
   private readonly ttlMs: number;
-  private snapshotInfos = new Map<string, NodeInfo>();
-  private snapshot = new Snapshot([]);
-  private nodesChanged = true;
+  private readonly snapshot = new Snapshot([]);
+  /** Nodes whose NodeInfo changed since the last updateSnapshot. */
+  private readonly dirty = new Set<string>();
 
   constructor(o: SchedulerCacheOptions) {
     this.clock = o.clock;
@@ -38,12 +38,12 @@ export class SchedulerCache {
   private nodeInfo(name: string): NodeInfo {
     let ni = this.nodes.get(name);
     if (!ni) { ni = new NodeInfo(); this.nodes.set(name, ni); }
+    this.dirty.add(name);
     return ni;
   }
 
   addNode(node: Node): void {
     this.nodeInfo(node.metadata.name).setNode(node);
-    this.nodesChanged = true;
   }
   updateNode(node: Node): void { this.addNode(node); }
   removeNode(node: Node): void {
@@ -51,17 +51,18 @@ export class SchedulerCache {
     if (!ni) return;
     // Pods still bound there keep a placeholder until they are deleted too.
     if (ni.pods.length) { ni.node = undefined; ni.generation++; } else this.nodes.delete(node.metadata.name);
-    this.nodesChanged = true;
+    this.dirty.add(node.metadata.name);
   }
 
   private place(pod: Pod, nodeName: string): void {
-    this.nodeInfo(nodeName).addPod(new PodInfo(pod));
+    this.nodeInfo(nodeName).addPod(PodInfo.of(pod));
   }
   private unplace(pod: Pod, nodeName: string): void {
     const ni = this.nodes.get(nodeName);
     if (!ni) return;
     ni.removePod(podKey(pod));
-    if (!ni.node && ni.pods.length === 0) { this.nodes.delete(nodeName); this.nodesChanged = true; }
+    this.dirty.add(nodeName);
+    if (!ni.node && ni.pods.length === 0) this.nodes.delete(nodeName);
   }
 
   /** Counts pod (with spec.nodeName set) on its node before the bind is written. */
@@ -122,23 +123,16 @@ export class SchedulerCache {
   }
 
   /**
-   * A snapshot for one scheduling cycle: nodes that changed since the last call are cloned, the rest
-   * shared. Only nodes with a Node object appear.
+   * The snapshot for the next scheduling cycle: nodes changed since the last call are cloned into
+   * it, the rest stay shared. Only nodes with a Node object appear. The same Snapshot object is
+   * updated in place, so call this only between cycles.
    */
   updateSnapshot(): Snapshot {
-    let changed = this.nodesChanged;
-    const next = new Map<string, NodeInfo>();
-    for (const [name, ni] of this.nodes) {
-      if (!ni.node) continue;
-      const prev = this.snapshotInfos.get(name);
-      if (prev && prev.generation === ni.generation) { next.set(name, prev); continue; }
-      next.set(name, ni.clone());
-      changed = true;
+    for (const name of this.dirty) {
+      const ni = this.nodes.get(name);
+      if (ni?.node) this.snapshot.set(ni.clone()); else this.snapshot.remove(name);
     }
-    if (next.size !== this.snapshotInfos.size) changed = true;
-    this.snapshotInfos = next;
-    if (changed) this.snapshot = new Snapshot([...next.values()]);
-    this.nodesChanged = false;
+    this.dirty.clear();
     return this.snapshot;
   }
 

@@ -131,7 +131,7 @@ export class Framework implements FrameworkRunner {
       .filter((p) => podKey(p) !== key && podPriority(p) >= prio);
     if (nominated.length) {
       const withNominated = nodeInfo.clone();
-      for (const p of nominated) withNominated.addPod(new PodInfo(p));
+      for (const p of nominated) withNominated.addPod(PodInfo.of(p));
       const r = this.runFilterPlugins(state, pod, withNominated);
       if (r.status) return r;
     }

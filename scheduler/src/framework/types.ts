@@ -60,8 +60,17 @@ function compileTerm(pod: Pod, t: PodAffinityTerm): AffinityTerm {
 const compileWeighted = (pod: Pod, ts: WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] =>
   (ts ?? []).map((w) => ({ ...compileTerm(pod, w.podAffinityTerm), weight: w.weight }));
 
+const podInfos = new WeakMap<Pod, PodInfo>();
+
 /** A pod plus what the scheduler derives from it once. Immutable once built. */
 export class PodInfo {
+  /** The PodInfo of this pod object, built once per object (API objects are never mutated). */
+  static of(pod: Pod): PodInfo {
+    let pi = podInfos.get(pod);
+    if (!pi) { pi = new PodInfo(pod); podInfos.set(pod, pi); }
+    return pi;
+  }
+
   readonly pod: Pod;
   readonly key: string;
   readonly requests: Resource;
@@ -174,24 +183,53 @@ export class NodeInfo {
 
 /**
  * A consistent, read-only view of all nodes for one scheduling cycle (internal/cache.Snapshot).
- * Plugins read it from CycleState.snapshot; preemption builds modified copies with withNode.
+ * Plugins read it from CycleState.snapshot; preemption builds modified copies with withNode. The
+ * cache updates its own snapshot in place between cycles (set/remove), never during one.
  */
 export class Snapshot {
-  readonly nodeInfoList: NodeInfo[];
-  readonly havePodsWithAffinityList: NodeInfo[];
-  readonly havePodsWithRequiredAntiAffinityList: NodeInfo[];
-  private readonly byName: Map<string, NodeInfo>;
+  private readonly list: NodeInfo[];
+  private readonly index = new Map<string, number>();
+  private affinityList: NodeInfo[] | undefined;
+  private antiAffinityList: NodeInfo[] | undefined;
   constructor(nodes: NodeInfo[]) {
-    this.nodeInfoList = nodes;
-    this.byName = new Map(nodes.map((n) => [n.name, n]));
-    this.havePodsWithAffinityList = nodes.filter((n) => n.podsWithAffinity.length > 0);
-    this.havePodsWithRequiredAntiAffinityList = nodes.filter((n) => n.podsWithRequiredAntiAffinity.length > 0);
+    this.list = [...nodes];
+    this.list.forEach((n, i) => this.index.set(n.name, i));
   }
-  get(name: string): NodeInfo | undefined { return this.byName.get(name); }
-  get numNodes(): number { return this.nodeInfoList.length; }
+  get nodeInfoList(): readonly NodeInfo[] { return this.list; }
+  /** Nodes with at least one pod that has (anti-)affinity terms. */
+  get havePodsWithAffinityList(): readonly NodeInfo[] {
+    return (this.affinityList ??= this.list.filter((n) => n.podsWithAffinity.length > 0));
+  }
+  /** Nodes with at least one pod that has required anti-affinity terms. */
+  get havePodsWithRequiredAntiAffinityList(): readonly NodeInfo[] {
+    return (this.antiAffinityList ??= this.list.filter((n) => n.podsWithRequiredAntiAffinity.length > 0));
+  }
+  get(name: string): NodeInfo | undefined { const i = this.index.get(name); return i === undefined ? undefined : this.list[i]; }
+  get numNodes(): number { return this.list.length; }
   /** A snapshot where the node of the same name is replaced by ni. */
   withNode(ni: NodeInfo): Snapshot {
-    return new Snapshot(this.nodeInfoList.map((n) => (n.name === ni.name ? ni : n)));
+    return new Snapshot(this.list.map((n) => (n.name === ni.name ? ni : n)));
+  }
+  /** @internal The cache's incremental update: adds or replaces a node. */
+  set(ni: NodeInfo): void {
+    const i = this.index.get(ni.name);
+    const prev = i === undefined ? undefined : this.list[i];
+    if (i === undefined) { this.index.set(ni.name, this.list.length); this.list.push(ni); } else this.list[i] = ni;
+    this.invalidate(prev, ni);
+  }
+  /** @internal The cache's incremental update: drops a node (the last one takes its slot). */
+  remove(name: string): void {
+    const i = this.index.get(name);
+    if (i === undefined) return;
+    const prev = this.list[i]!;
+    const last = this.list.pop()!;
+    this.index.delete(name);
+    if (last !== prev) { this.list[i] = last; this.index.set(last.name, i); }
+    this.affinityList = undefined; this.antiAffinityList = undefined;
+  }
+  private invalidate(prev: NodeInfo | undefined, next: NodeInfo): void {
+    if (this.affinityList && (prev?.podsWithAffinity.length ?? 0) + next.podsWithAffinity.length > 0) this.affinityList = undefined;
+    if (this.antiAffinityList && (prev?.podsWithRequiredAntiAffinity.length ?? 0) + next.podsWithRequiredAntiAffinity.length > 0) this.antiAffinityList = undefined;
   }
 }
 

@@ -48,7 +48,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   preFilter(state: CycleState, pod: Pod): Status | undefined {
-    const pi = new PodInfo(pod);
+    const pi = PodInfo.of(pod);
     const ns = this.h.namespaceLabels;
     const existingAntiAffinityCounts: TopologyCounts = new Map();
     for (const ni of state.snapshot.havePodsWithRequiredAntiAffinityList) {
@@ -110,7 +110,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   preScore(state: CycleState, pod: Pod): Status | undefined {
-    const pi = new PodInfo(pod);
+    const pi = PodInfo.of(pod);
     const hasConstraints = pi.preferredAffinityTerms.length > 0 || pi.preferredAntiAffinityTerms.length > 0;
     const nodes = hasConstraints ? state.snapshot.nodeInfoList : state.snapshot.havePodsWithAffinityList;
     const ns = this.h.namespaceLabels;

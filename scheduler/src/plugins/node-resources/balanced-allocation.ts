@@ -33,7 +33,7 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
   private readonly resources: readonly ResourceSpec[];
   constructor(args: { resources?: ResourceSpec[] } = {}) { this.resources = args.resources ?? DEFAULT_RESOURCES; }
   preScore(state: CycleState, pod: Pod): Status | undefined {
-    const pi = new PodInfo(pod);
+    const pi = PodInfo.of(pod);
     const r = pi.requests;
     // A best-effort pod changes no balance.
     if (r.milliCpu === 0 && r.memory === 0 && Object.keys(r.scalar).length === 0) return Status.skip();
@@ -41,7 +41,7 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
     return undefined;
   }
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number {
-    const pi = state.read<PodInfo>(STATE_KEY) ?? new PodInfo(pod);
+    const pi = state.read<PodInfo>(STATE_KEY) ?? PodInfo.of(pod);
     const req: number[] = []; const alloc: number[] = [];
     for (const r of this.resources) {
       const [a, q] = allocatableAndRequested(nodeInfo, pi, r.name, true);

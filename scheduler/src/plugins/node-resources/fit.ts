@@ -82,11 +82,11 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, ScorePlu
   }
   private podInfo(state: CycleState, pod: Pod): PodInfo {
     let pi = state.read<PodInfo>(STATE_KEY);
-    if (!pi || pi.pod !== pod) { pi = new PodInfo(pod); state.write(STATE_KEY, pi); }
+    if (!pi || pi.pod !== pod) { pi = PodInfo.of(pod); state.write(STATE_KEY, pi); }
     return pi;
   }
   preFilter(state: CycleState, pod: Pod): Status | undefined {
-    state.write(STATE_KEY, new PodInfo(pod));
+    state.write(STATE_KEY, PodInfo.of(pod));
     return undefined;
   }
   filter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status | undefined {
