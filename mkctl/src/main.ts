@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { clusterDown, clusterStatus, clusterUp } from './cluster/cluster.js';
 import { registerKubectlCommands } from './kubectl/register.js';
+import { registerNodeCommands } from './node/command.js';
 import { CliContext, type GlobalFlags } from './kubectl/context.js';
 import { formatCliError } from './kubectl/errors.js';
 
@@ -28,6 +29,7 @@ const getCtx = (): CliContext => {
   return ctx;
 };
 registerKubectlCommands(program, getCtx);
+registerNodeCommands(program);
 
 program.parseAsync(process.argv).then(async () => { await ctx?.close(); }).catch((err: unknown) => {
   let server: string | undefined;
