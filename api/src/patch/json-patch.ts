@@ -18,6 +18,7 @@ type Resolved = { parent: unknown; key: string; exists: boolean } | undefined;
 /** Resolves a JSON pointer's parent container; undefined when the parent does not exist. */
 function resolve(doc: unknown, pointer: string): Resolved {
   if (pointer === '') return { parent: undefined, key: '', exists: true };
+  if (!pointer.startsWith('/')) return undefined;
   const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let cur: unknown = doc;
   for (const p of parts.slice(0, -1)) {
@@ -41,6 +42,8 @@ const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Ar
 
 /** The evanphx v4 message for an operation that does not apply to doc. */
 function describe(op: JsonPatchOperation, doc: unknown, name: string | undefined): string {
+  if (!OPS.has(op.op)) return `Unexpected kind: ${String(op.op ?? '')}`;
+  if (typeof op.path !== 'string') return `${op.op} operation missing path`;
   const r = resolve(doc, op.path);
   const indexErr = (verb: string, key: string) => `error in ${verb} for path: '${op.path}': Unable to access invalid index: ${key}: invalid index referenced`;
   switch (op.op) {
@@ -56,7 +59,7 @@ function describe(op: JsonPatchOperation, doc: unknown, name: string | undefined
       if (r && Array.isArray(r.parent)) return `Object to be patched is missing field (${op.path}: missing value)`;
       return `replace operation does not apply: doc is missing path: ${op.path}: missing value`;
     case 'move': case 'copy': {
-      const f = resolve(doc, op.from ?? '');
+      const f = typeof op.from === 'string' ? resolve(doc, op.from) : undefined;
       if (name === 'OPERATION_FROM_UNRESOLVABLE' || !f?.exists) {
         const key = f?.key ?? (op.from ?? '').split('/').pop() ?? '';
         return `error in ${op.op} for path: '${key}': Unable to remove nonexistent key: ${key}: missing value`;
@@ -81,9 +84,9 @@ export function applyJsonPatch<T>(original: T, ops: unknown): T {
   for (const raw of ops as JsonPatchOperation[]) {
     let op = raw;
     const fail = (name?: string): never => {
-      throw new ApiError('Invalid', REJECTED, { details: { causes: [{ reason: 'UnexpectedServerResponse', message: describe(op, doc, name) }] } });
+      throw new ApiError('Invalid', REJECTED, { details: { causes: [{ reason: 'UnexpectedServerResponse', message: describe(raw, doc, name) }] } });
     };
-    if (!OPS.has(op.op) || typeof op.path !== 'string') fail();
+    if (!OPS.has(op.op) || typeof op.path !== 'string' || ((op.op === 'move' || op.op === 'copy') && typeof op.from !== 'string')) fail();
     const r = resolve(doc, op.path);
     // evanphx v4: replace of an absent member of an existing object is an add.
     if (op.op === 'replace' && r && !r.exists && isPlainObject(r.parent)) op = { ...op, op: 'add' };

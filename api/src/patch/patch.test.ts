@@ -288,6 +288,8 @@ describe('applyJsonPatch', () => {
     { name: 'add at a bad index', ops: [{ op: 'add', path: '/spec/list/5', value: 1 }], cause: "error in add for path: '/spec/list/5': Unable to access invalid index: 5: invalid index referenced" },
     { name: 'move from a missing key', ops: [{ op: 'move', from: '/spec/nope', path: '/spec/x' }], cause: "error in move for path: 'nope': Unable to remove nonexistent key: nope: missing value" },
     { name: 'unknown op', ops: [{ op: 'frob', path: '/spec' }], cause: 'Unexpected kind: frob' },
+    { name: 'empty op', ops: [{}], cause: 'Unexpected kind: ' },
+    { name: 'path without leading slash', ops: [{ op: 'replace', path: 'spec', value: 1 }], cause: 'replace operation does not apply: doc is missing path: spec: missing value' },
   ];
   for (const tc of failing) {
     test(`422: ${tc.name}`, () => {
