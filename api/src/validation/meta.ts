@@ -105,15 +105,17 @@ export function validateObjectMeta(meta: unknown, opts: ObjectMetaOptions, path 
 function validateOwnerReferences(refs: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!Array.isArray(refs)) return errs;
-  let controllers = 0;
-  refs.forEach((r: Obj) => {
-    if (!r?.apiVersion) errs.push(invalid(path, r?.apiVersion ?? '', 'version must not be empty'));
-    if (!r?.kind) errs.push(invalid(path, r?.kind ?? '', 'kind must not be empty'));
-    if (!r?.name) errs.push(invalid(path, r?.name ?? '', 'name must not be empty'));
-    if (!r?.uid) errs.push(invalid(path, r?.uid ?? '', 'uid must not be empty'));
-    if (r?.controller === true) controllers++;
+  const controllers: string[] = [];
+  refs.forEach((raw: unknown) => {
+    const r: Obj = isObj(raw) ? raw : {};
+    const version = String(r.apiVersion ?? '').split('/').pop() ?? '';
+    if (!version) errs.push(invalid(child(path, 'apiVersion'), r.apiVersion ?? '', 'version must not be empty'));
+    for (const f of ['kind', 'name', 'uid']) if (!r[f]) errs.push(invalid(child(path, f), r[f] ?? '', 'must not be empty'));
+    if (r.controller === true) controllers.push(`${r.kind}/${r.name}`);
   });
-  if (controllers > 1) errs.push(invalid(path, new GoRepr(`[]v1.OwnerReference{...}`), 'Only one reference can have Controller set to true'));
+  if (controllers.length > 1) {
+    errs.push(invalid(path, new GoRepr(`[]v1.OwnerReference{...}`), `Only one reference can have Controller set to true. Found "true" in references for ${controllers[0]} and ${controllers[1]}`));
+  }
   return errs;
 }
 

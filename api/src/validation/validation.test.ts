@@ -34,6 +34,7 @@ const cases: Case[] = [
   ] },
   { name: 'label value too long', r: Pods, obj: pod({}, { labels: { a: 'x'.repeat(64) } }), want: [`metadata.labels: Invalid value: "${'x'.repeat(64)}": must be no more than 63 characters`] },
   { name: 'annotations too large', r: Pods, obj: pod({}, { annotations: { a: 'x'.repeat(262144) } }), want: ['metadata.annotations: Too long: may not be more than 262144 bytes'] },
+  { name: 'ownerReference without uid', r: Pods, obj: pod({}, { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs' }] }), want: ['metadata.ownerReferences.uid: Invalid value: "": must not be empty'] },
   { name: 'pod without containers', r: Pods, obj: pod({ containers: [] }), want: ['spec.containers: Required value'] },
   { name: 'container without name and image', r: Pods, obj: pod({ containers: [{}] }), want: ['spec.containers[0].name: Required value', 'spec.containers[0].image: Required value'] },
   { name: 'duplicate container names', r: Pods, obj: pod({ containers: [{ name: 'a', image: 'x:1' }, { name: 'a', image: 'y:1' }] }), want: ['spec.containers[1].name: Duplicate value: "a"'] },
