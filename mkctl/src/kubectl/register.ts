@@ -2,7 +2,11 @@
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
 import { registerGet } from './commands/get.js';
+import { registerApply } from './commands/apply.js';
+import { registerDelete } from './commands/delete.js';
 
 export function registerKubectlCommands(program: Command, ctx: () => CliContext): void {
   registerGet(program, ctx);
+  registerApply(program, ctx);
+  registerDelete(program, ctx);
 }
