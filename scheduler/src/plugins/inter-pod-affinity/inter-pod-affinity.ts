@@ -10,9 +10,9 @@ export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match po
 const PRE_FILTER_KEY = `PreFilter${NAME}`;
 const PRE_SCORE_KEY = `PreScore${NAME}`;
 
-/** Pod counts per topology pair, keyed "key\0value". */
-type TopologyCounts = Map<string, number>;
-const pair = (key: string, value: string): string => `${key}\0${value}`;
+/** Pod counts per topology pair: topologyKey → value → count. */
+type TopologyCounts = Map<string, Map<string, number>>;
+const countOf = (m: TopologyCounts, key: string, value: string): number => m.get(key)?.get(value) ?? 0;
 
 interface PreFilterState {
   podInfo: PodInfo;
@@ -27,8 +27,9 @@ interface PreFilterState {
 function bump(m: TopologyCounts, node: Node, key: string, by: number): void {
   const v = node.metadata.labels?.[key];
   if (v === undefined) return;
-  const p = pair(key, v);
-  m.set(p, (m.get(p) ?? 0) + by);
+  let byValue = m.get(key);
+  if (!byValue) { byValue = new Map(); m.set(key, byValue); }
+  byValue.set(v, (byValue.get(v) ?? 0) + by);
 }
 
 const podMatchesAllTerms = (terms: AffinityTerm[], pod: Pod, ns: NamespaceLabels): boolean =>
@@ -84,15 +85,14 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (s.antiAffinityCounts.size > 0) {
       for (const t of s.podInfo.requiredAntiAffinityTerms) {
         const v = labels[t.topologyKey];
-        if (v !== undefined && (s.antiAffinityCounts.get(pair(t.topologyKey, v)) ?? 0) > 0) {
+        if (v !== undefined && countOf(s.antiAffinityCounts, t.topologyKey, v) > 0) {
           return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
         }
       }
     }
-    if (s.existingAntiAffinityCounts.size > 0) {
-      for (const [k, v] of Object.entries(labels)) {
-        if ((s.existingAntiAffinityCounts.get(pair(k, v)) ?? 0) > 0) return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
-      }
+    for (const [key, byValue] of s.existingAntiAffinityCounts) {
+      const v = labels[key];
+      if (v !== undefined && (byValue.get(v) ?? 0) > 0) return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
     }
     return undefined;
   }
@@ -102,7 +102,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     for (const t of s.podInfo.requiredAffinityTerms) {
       const v = labels[t.topologyKey];
       if (v === undefined) return false; // every topology label must exist on the node
-      if ((s.affinityCounts.get(pair(t.topologyKey, v)) ?? 0) <= 0) podsExist = false;
+      if (countOf(s.affinityCounts, t.topologyKey, v) <= 0) podsExist = false;
     }
     if (podsExist) return true;
     // The first pod of a group with affinity to itself may go anywhere its topology keys exist.
@@ -114,7 +114,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const hasConstraints = pi.preferredAffinityTerms.length > 0 || pi.preferredAntiAffinityTerms.length > 0;
     const nodes = hasConstraints ? state.snapshot.nodeInfoList : state.snapshot.havePodsWithAffinityList;
     const ns = this.h.namespaceLabels;
-    const score = new Map<string, number>();
+    const score: TopologyCounts = new Map();
     const process = (terms: WeightedAffinityTerm[] | AffinityTerm[], target: Pod, node: Node, mult: number, fixed?: number) => {
       for (const t of terms) {
         if (!termMatches(t, target, ns)) continue;
@@ -141,8 +141,12 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   score(state: CycleState, _pod: Pod, nodeInfo: NodeInfo): number {
     const m = state.read<TopologyCounts>(PRE_SCORE_KEY);
     if (!m) return 0;
+    const labels = nodeInfo.node?.metadata.labels ?? {};
     let s = 0;
-    for (const [k, v] of Object.entries(nodeInfo.node?.metadata.labels ?? {})) s += m.get(pair(k, v)) ?? 0;
+    for (const [key, byValue] of m) {
+      const v = labels[key];
+      if (v !== undefined) s += byValue.get(v) ?? 0;
+    }
     return s;
   }
 

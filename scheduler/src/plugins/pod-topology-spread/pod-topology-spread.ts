@@ -65,7 +65,18 @@ export function countPodsMatchSelector(nodeInfo: NodeInfo, selector: Selector, n
   return n;
 }
 
-interface PreFilterState { constraints: Constraint[]; tpValueToMatchNum: Map<string, number>[] }
+interface PreFilterState { constraints: Constraint[]; tpValueToMatchNum: Map<string, number>[]; minMatch: number[]; selfMatch: number[] }
+
+/** The global minimum of matching pods over domains; 0 when there are fewer than minDomains. */
+function minMatchNum(m: Map<string, number>, minDomains: number): number {
+  if (m.size < minDomains) return 0;
+  let min = Infinity;
+  for (const n of m.values()) if (n < min) min = n;
+  return min === Infinity ? 0 : min;
+}
+
+const hasNodeConstraints = (pod: Pod): boolean =>
+  Object.keys(pod.spec?.nodeSelector ?? {}).length > 0 || pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution !== undefined;
 interface PreScoreState { constraints: Constraint[]; ignoredNodes: Set<string>; pairCounts: Map<string, number>[]; weights: number[] }
 
 /**
@@ -113,17 +124,23 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (constraints.length === 0) return Status.skip();
     const ns = pod.metadata.namespace ?? 'default';
     const tpValueToMatchNum = constraints.map(() => new Map<string, number>());
+    // Inclusion policies only cost something when the pod constrains nodes or taints are honored.
+    const constrained = hasNodeConstraints(pod);
+    const checkInclusion = constraints.map((c) => (c.nodeAffinityPolicy === 'Honor' && constrained) || c.nodeTaintsPolicy === 'Honor');
     for (const ni of state.snapshot.nodeInfoList) {
       const node = ni.node;
       if (!node || !nodeHasAllKeys(node, constraints)) continue;
-      constraints.forEach((c, i) => {
-        if (!nodeIncluded(c, pod, node)) return;
-        const v = node.metadata.labels![c.topologyKey]!;
+      const labels = node.metadata.labels!;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i]!;
+        if (checkInclusion[i] && !nodeIncluded(c, pod, node)) continue;
+        const v = labels[c.topologyKey]!;
         const m = tpValueToMatchNum[i]!;
         m.set(v, (m.get(v) ?? 0) + countPodsMatchSelector(ni, c.selector, ns));
-      });
+      }
     }
-    state.write(PRE_FILTER_KEY, { constraints, tpValueToMatchNum } satisfies PreFilterState);
+    state.write(PRE_FILTER_KEY, { constraints, tpValueToMatchNum, minMatch: tpValueToMatchNum.map((m, i) => minMatchNum(m, constraints[i]!.minDomains)),
+      selfMatch: constraints.map((c) => (c.selector.matches(pod.metadata.labels) ? 1 : 0)) } satisfies PreFilterState);
     return undefined;
   }
 
@@ -136,12 +153,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const v = labels[c.topologyKey];
       if (v === undefined) return Status.unschedulableAndUnresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
       const m = s.tpValueToMatchNum[i]!;
-      // Fewer domains than minDomains: the global minimum counts as 0.
-      let min = m.size < c.minDomains ? 0 : Infinity;
-      if (min !== 0) for (const n of m.values()) min = Math.min(min, n);
-      if (min === Infinity) min = 0;
-      const self = c.selector.matches(pod.metadata.labels) ? 1 : 0;
-      if ((m.get(v) ?? 0) + self - min > c.maxSkew) return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
+      const min = s.minMatch[i]!;
+      if ((m.get(v) ?? 0) + s.selfMatch[i]! - min > c.maxSkew) return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
     }
     return undefined;
   }
