@@ -37,30 +37,40 @@ const tolerationSeconds = flags['default-not-ready-toleration-seconds'] !== unde
   : flags['pod-eviction-timeout'] !== undefined ? ms('pod-eviction-timeout', flags['pod-eviction-timeout']) / 1000 : 300;
 
 const signal = setupSignalHandler();
-const cm = createControllerManager({
-  ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-  healthPort: Number(flags['health-port']),
-  healthHost: flags['bind-address'] ?? '127.0.0.1',
-  leaderElect: flags['leader-elect'] !== 'false',
-  leaderElection: {
-    leaseDurationMs: ms('leader-elect-lease-duration', flags['leader-elect-lease-duration']),
-    renewDeadlineMs: ms('leader-elect-renew-deadline', flags['leader-elect-renew-deadline']),
-    retryPeriodMs: ms('leader-elect-retry-period', flags['leader-elect-retry-period']),
-  },
-  controllers: (flags.controllers ?? '*').split(','),
-  nodeMonitorGracePeriodMs: ms('node-monitor-grace-period', flags['node-monitor-grace-period']),
-  nodeMonitorPeriodMs: ms('node-monitor-period', flags['node-monitor-period']),
-  nodeStartupGracePeriodMs: ms('node-startup-grace-period', flags['node-startup-grace-period']),
-  defaultTolerationSeconds: tolerationSeconds,
-  evictionQPS: Number(flags['node-eviction-rate']),
-  clusterCIDR: flags['cluster-cidr'] ?? '10.244.0.0/16',
-  nodeCIDRMaskSize: Number(flags['node-cidr-mask-size']),
-  qps: Number(flags['kube-api-qps']),
-  burst: Number(flags['kube-api-burst']),
-  logger,
-});
+let cm: ReturnType<typeof createControllerManager>;
+try {
+  cm = build();
+} catch (err) {
+  logger.fatal({ err }, 'Could not start the controller manager');
+  process.exit(1);
+}
 void cm.healthPort.then((port) => logger.info({ port }, 'Serving health and metrics'));
 cm.run(signal).then(
   () => process.exit(0),
   (err: unknown) => { logger.error({ err }, 'Controller manager stopped'); process.exit(1); },
 );
+
+function build(): ReturnType<typeof createControllerManager> {
+  return createControllerManager({
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    healthPort: Number(flags['health-port']),
+    healthHost: flags['bind-address'] ?? '127.0.0.1',
+    leaderElect: flags['leader-elect'] !== 'false',
+    leaderElection: {
+      leaseDurationMs: ms('leader-elect-lease-duration', flags['leader-elect-lease-duration']),
+      renewDeadlineMs: ms('leader-elect-renew-deadline', flags['leader-elect-renew-deadline']),
+      retryPeriodMs: ms('leader-elect-retry-period', flags['leader-elect-retry-period']),
+    },
+    controllers: (flags.controllers ?? '*').split(','),
+    nodeMonitorGracePeriodMs: ms('node-monitor-grace-period', flags['node-monitor-grace-period']),
+    nodeMonitorPeriodMs: ms('node-monitor-period', flags['node-monitor-period']),
+    nodeStartupGracePeriodMs: ms('node-startup-grace-period', flags['node-startup-grace-period']),
+    defaultTolerationSeconds: tolerationSeconds,
+    evictionQPS: Number(flags['node-eviction-rate']),
+    clusterCIDR: flags['cluster-cidr'] ?? '10.244.0.0/16',
+    nodeCIDRMaskSize: Number(flags['node-cidr-mask-size']),
+    qps: Number(flags['kube-api-qps']),
+    burst: Number(flags['kube-api-burst']),
+    logger,
+  });
+}
