@@ -38,34 +38,42 @@ export interface ExecIptablesRunnerOptions {
   waitSeconds?: number;
   /** @default 'iptables' (…-save, …-restore alongside) */
   binary?: string;
+  /** A command every call runs under, e.g. ['ip', 'netns', 'exec', 'ns1'] (tests, benchmarks). @default [] */
+  prefix?: string[];
 }
 
 export class ExecIptablesRunner implements IptablesRunner {
   private readonly bin: string;
   private readonly wait: string;
-  constructor(o: ExecIptablesRunnerOptions = {}) { this.bin = o.binary ?? 'iptables'; this.wait = String(o.waitSeconds ?? 5); }
+  private readonly prefix: string[];
+  constructor(o: ExecIptablesRunnerOptions = {}) { this.bin = o.binary ?? 'iptables'; this.wait = String(o.waitSeconds ?? 5); this.prefix = o.prefix ?? []; }
+
+  private exec(cmd: string, args: readonly string[], stdin?: string): Promise<Out> {
+    const [head, ...rest] = this.prefix;
+    return head ? exec(head, [...rest, cmd, ...args], stdin) : exec(cmd, args, stdin);
+  }
 
   async restore(input: string, opts: { noflush: boolean }): Promise<void> {
-    const r = await exec(`${this.bin}-restore`, ['-w', this.wait, ...(opts.noflush ? ['--noflush'] : [])], input);
+    const r = await this.exec(`${this.bin}-restore`, ['-w', this.wait, ...(opts.noflush ? ['--noflush'] : [])], input);
     if (r.code !== 0) throw new Error(`iptables-restore failed (${r.code}): ${r.stderr.trim()}`);
   }
 
   async listChains(table: Table): Promise<string[]> {
-    const r = await exec(`${this.bin}-save`, ['-t', table]);
+    const r = await this.exec(`${this.bin}-save`, ['-t', table]);
     if (r.code !== 0) throw new Error(`iptables-save -t ${table} failed: ${r.stderr.trim()}`);
     return r.stdout.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? '').filter(Boolean);
   }
 
   async ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {
-    if ((await exec(this.bin, ['-w', this.wait, '-t', table, '-C', chain, ...args])).code === 0) return false;
-    const r = await exec(this.bin, ['-w', this.wait, '-t', table, '-I', chain, ...args]);
+    if ((await this.exec(this.bin, ['-w', this.wait, '-t', table, '-C', chain, ...args])).code === 0) return false;
+    const r = await this.exec(this.bin, ['-w', this.wait, '-t', table, '-I', chain, ...args]);
     if (r.code !== 0) throw new Error(`iptables -t ${table} -I ${chain}: ${r.stderr.trim()}`);
     return true;
   }
 
   async deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void> {
     for (let i = 0; i < 100; i++) {
-      const r = await exec(this.bin, ['-w', this.wait, '-t', table, '-D', chain, ...args]);
+      const r = await this.exec(this.bin, ['-w', this.wait, '-t', table, '-D', chain, ...args]);
       if (r.code !== 0) return;
     }
   }
