@@ -401,4 +401,13 @@ describe('resource CRUD', () => {
       assert.equal(ok.statusCode, 201, 'sequential writes each release their slot');
     }
   });
+
+  test('field selectors the scheduler and kubelet use: spec.nodeName empty or set, status.phase!=', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('free') });
+    await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods', payload: pod('bound', { spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'x' }] } }) });
+    const names = async (q: string) => (await app.inject({ method: 'GET', url: `/api/v1/pods?fieldSelector=${encodeURIComponent(q)}` })).json().items.map((p: { metadata: { name: string } }) => p.metadata.name);
+    assert.deepEqual(await names('spec.nodeName='), ['free']);
+    assert.deepEqual(await names('spec.nodeName=n1,status.phase!=Succeeded,status.phase!=Failed'), ['bound']);
+  });
 });
