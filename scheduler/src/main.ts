@@ -30,17 +30,23 @@ const profile = { ...file.profile, ...(flags['scheduler-name'] ? { schedulerName
 const kubeconfig = flags.kubeconfig ?? file.kubeconfig;
 
 const signal = setupSignalHandler();
-const scheduler = createScheduler({
-  ...file,
-  ...(kubeconfig ? { kubeconfig } : {}),
-  healthPort: Number(flags['health-port']),
-  healthHost: flags['bind-address'] ?? '127.0.0.1',
-  leaderElect: pick('leader-elect', flags['leader-elect'] !== 'false', file.leaderElect),
-  qps: pick('kube-api-qps', Number(flags['kube-api-qps']), file.qps),
-  burst: pick('kube-api-burst', Number(flags['kube-api-burst']), file.burst),
-  profile,
-  logger,
-});
+let scheduler: ReturnType<typeof createScheduler>;
+try {
+  scheduler = createScheduler({
+    ...file,
+    ...(kubeconfig ? { kubeconfig } : {}),
+    healthPort: Number(flags['health-port']),
+    healthHost: flags['bind-address'] ?? '127.0.0.1',
+    leaderElect: pick('leader-elect', flags['leader-elect'] !== 'false', file.leaderElect),
+    qps: pick('kube-api-qps', Number(flags['kube-api-qps']), file.qps),
+    burst: pick('kube-api-burst', Number(flags['kube-api-burst']), file.burst),
+    profile,
+    logger,
+  });
+} catch (err) {
+  logger.error({ err }, 'Could not start the scheduler');
+  process.exit(1);
+}
 void scheduler.healthPort.then((port) => logger.info({ port }, 'Serving health and metrics'));
 scheduler.run(signal).then(
   () => process.exit(0),
