@@ -4,6 +4,7 @@
  * Lease kube-system/kube-scheduler. /healthz, /readyz and /metrics are served on healthPort.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import {
   Namespaces, Nodes, PriorityClasses, Pods, ReplicaSets, Services,
@@ -106,6 +107,8 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const healthPort = new Promise<number>((res) => { resolvePort = res; });
 
   async function run(signal: AbortSignal): Promise<void> {
+    // Six informers, the election and every in-flight request listen on this one signal.
+    setMaxListeners(0, signal);
     const port = cfg.healthPort ?? 10259;
     const health = port >= 0
       ? await serveHealth({ port, host: cfg.healthHost ?? '127.0.0.1', registry, isReady: () => synced }).catch((err: unknown) => { rejectReady(err); throw err; })
