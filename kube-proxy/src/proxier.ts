@@ -12,7 +12,7 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import type { IptablesRunner } from './iptables.js';
 import type { ProxyMetrics } from './metrics.js';
-import { JUMP_RULES, renderCleanup, renderRules } from './rules.js';
+import { JUMP_RULES, incrementalRestoreInput, renderCleanup, renderRules, type RenderedRules } from './rules.js';
 import { endpointsByServicePort, servicePorts } from './service-state.js';
 
 export type ServiceObj = Named<Service> & KubeObject;
@@ -37,7 +37,7 @@ export interface SyncResult { applied: boolean; full: boolean; ruleCounts: { fil
 
 export class Proxier {
   private readonly runner: BoundedFrequencyRunner;
-  private lastApplied = '';
+  private lastApplied: RenderedRules | undefined;
   private knownNatChains = new Set<string>();
   private needFull = true;
   private cancelPeriodic: (() => void) | undefined;
@@ -100,15 +100,18 @@ export class Proxier {
     const eps = endpointsByServicePort(this.o.endpointSlices.lister.list());
     const r = renderRules({ services: sps, endpoints: eps, clusterCidr: this.o.clusterCidr, existingNatChains: existing });
     const m = this.o.metrics;
-    if (!full && r.text === this.lastApplied) {
+    if (!full && r.text === this.lastApplied?.text) {
       m?.skippedSyncs.inc();
       this.lastError = undefined;
       this.finishSync();
       return { applied: false, full, ruleCounts: r.ruleCounts };
     }
-    await this.o.iptables.restore(r.text, { noflush: true });
+    // Full: everything (the kernel may have lost anything). Otherwise only what changed since the
+    // last successful restore, which is exactly what the kernel holds.
+    const input = full || !this.lastApplied ? r.text : incrementalRestoreInput(this.lastApplied, r);
+    await this.o.iptables.restore(input, { noflush: true });
     if (full) for (const j of JUMP_RULES) await this.o.iptables.ensureRule(j.table, j.chain, j.args);
-    this.lastApplied = r.text;
+    this.lastApplied = r;
     this.knownNatChains = r.natChains;
     this.needFull = false;
     this.lastError = undefined;

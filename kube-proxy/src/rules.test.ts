@@ -142,3 +142,19 @@ test('endpoints from several slices are merged and unnamed ports keyed as ns/nam
   assert.deepEqual([...m.keys()], ['ns1/s/TCP']);
   assert.deepEqual(m.get('ns1/s/TCP')!.map((e) => e.ip), ['10.0.0.1', '10.0.0.2']);
 });
+
+test('incrementalRestoreInput rewrites only the changed Service\'s chains and deletes the gone ones', async () => {
+  const { incrementalRestoreInput } = await import('./rules.js');
+  const other = svc('other', { clusterIP: '10.96.0.50', ports: [{ name: 'p80', port: 80, protocol: 'TCP' }] });
+  const otherSlice = slice('other', [{ ip: '10.244.3.3' }]);
+  const prev = render([clusterIP(), other], [slice('svc1', [{ ip: '10.244.1.2' }, { ip: '10.244.2.2' }]), otherSlice]);
+  const next = render([clusterIP(), other], [slice('svc1', [{ ip: '10.244.1.2' }, { ip: '10.244.2.3' }]), otherSlice]);
+  const t = incrementalRestoreInput(prev, next);
+  const OTHER = serviceChain('ns1/other:p80', 'TCP');
+  assert.ok(t.includes(`:${SVC} - [0:0]`), 'the changed SVC chain is rewritten');
+  assert.ok(t.includes(`:${SEP3} - [0:0]`), 'the new SEP chain is created');
+  assert.ok(t.includes(`-X ${SEP2}`), 'the gone SEP chain is deleted');
+  assert.ok(!t.includes(`:${OTHER} - [0:0]`), 'the unchanged Service is left alone');
+  assert.ok(!t.includes(`:${SEP1} - [0:0]`), 'the unchanged endpoint is left alone');
+  assert.ok(t.includes(`-j ${OTHER}`), 'KUBE-SERVICES is rewritten in full, jumps included');
+});

@@ -55,6 +55,10 @@ export interface RenderedRules {
   natChains: Set<string>;
   /** Number of rules per table (metrics). */
   ruleCounts: { filter: number; nat: number };
+  /** The nat rules of each chain (for incremental restores). */
+  natByChain: Map<string, string[]>;
+  /** The whole filter section ('*filter' … 'COMMIT'); small, always written in full. */
+  filterSection: string[];
 }
 
 /** Upstream's probability text: %0.10f of 1/(n-i). */
@@ -130,17 +134,40 @@ export function renderRules(input: RulesInput): RenderedRules {
   rule(filter, 'KUBE-FORWARD', ...comment('kubernetes forwarding rules'), '-m', 'mark', '--mark', markMask, '-j', 'ACCEPT');
   rule(filter, 'KUBE-FORWARD', ...comment('kubernetes forwarding conntrack rule'), '-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'ACCEPT');
 
+  const natByChain = new Map<string, string[]>();
+  for (const c of [...NAT_CHAINS, ...natDynamic]) natByChain.set(c, []);
+  for (const l of nat) natByChain.get(l.slice(3, l.indexOf(' ', 3)))?.push(l);
   const stale = [...new Set(input.existingNatChains ?? [])].filter((c) => DYNAMIC_PREFIXES.some((p) => c.startsWith(p)) && !natChains.has(c)).sort();
-  const lines: string[] = ['*filter'];
-  for (const c of FILTER_CHAINS) lines.push(`:${c} - [0:0]`);
-  lines.push(...filter, 'COMMIT', '*nat');
+  const filterSection = ['*filter', ...FILTER_CHAINS.map((c) => `:${c} - [0:0]`), ...filter, 'COMMIT'];
+  const lines: string[] = [...filterSection, '*nat'];
   for (const c of [...NAT_CHAINS, ...natDynamic]) lines.push(`:${c} - [0:0]`);
   // Declaring a stale chain flushes it (dropping its jumps to other stale chains); then it can go.
   for (const c of stale) lines.push(`:${c} - [0:0]`);
   lines.push(...nat);
   for (const c of stale) lines.push(`-X ${c}`);
   lines.push('COMMIT', '');
-  return { text: lines.join('\n'), natChains, ruleCounts: { filter: filter.length, nat: nat.length } };
+  return { text: lines.join('\n'), natChains, ruleCounts: { filter: filter.length, nat: nat.length }, natByChain, filterSection };
+}
+
+/**
+ * incrementalRestoreInput: what to restore when prev is what the kernel holds (upstream's partial
+ * sync): the filter table and the fixed nat chains in full, per-service chains only when new or
+ * changed, and the ones gone deleted. Unchanged per-service chains are not named, so --noflush
+ * leaves them alone: a one-Service change costs a few chains, not the whole table.
+ */
+export function incrementalRestoreInput(prev: RenderedRules, next: RenderedRules): string {
+  const same = (a: string[] | undefined, b: string[] | undefined) => a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+  const write: string[] = [];
+  for (const [c, rules] of next.natByChain) {
+    if ((NAT_CHAINS as readonly string[]).includes(c) || !same(prev.natByChain.get(c), rules)) write.push(c);
+  }
+  const gone = [...prev.natChains].filter((c) => !next.natChains.has(c)).sort();
+  const lines = [...next.filterSection, '*nat'];
+  for (const c of [...write, ...gone]) lines.push(`:${c} - [0:0]`);
+  for (const c of write) lines.push(...(next.natByChain.get(c) ?? []));
+  for (const c of gone) lines.push(`-X ${c}`);
+  lines.push('COMMIT', '');
+  return lines.join('\n');
 }
 
 /** renderCleanup: restore input that deletes every chain of ours found in the given chain lists. */
