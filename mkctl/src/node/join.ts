@@ -149,8 +149,8 @@ export async function nodeJoin(o: JoinOptions): Promise<void> {
 /** Foreground: children share our stdout/stderr, prefixed; any child exiting (or a signal) stops all. */
 async function supervise(comps: Component[], p: NodePaths, out: (l: string) => void, timeoutMs: number): Promise<void> {
   const children = new Map<string, ChildProcess>();
-  let stopping = false;
-  const stopAll = (sig: NodeJS.Signals) => { stopping = true; for (const c of children.values()) if (c.exitCode === null) c.kill(sig); };
+  let signalled = false;
+  const stopAll = (sig: NodeJS.Signals) => { for (const c of children.values()) if (c.exitCode === null) c.kill(sig); };
   const exited = new Promise<string>((resolve) => {
     const startOne = (c: Component) => {
       const child = spawn(c.spec.command, c.spec.args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...c.spec.env } });
@@ -159,17 +159,20 @@ async function supervise(comps: Component[], p: NodePaths, out: (l: string) => v
     };
     startOne(comps[0]!);
     // The kubelet and kube-proxy start once the shim's socket exists.
-    waitFor('cri-docker', comps[0]!.ready, timeoutMs).then(() => { if (!stopping) for (const c of comps.slice(1)) startOne(c); }, (err: unknown) => resolve(String(err)));
+    const shim = children.get(comps[0]!.spec.name)!;
+    waitFor('cri-docker', comps[0]!.ready, timeoutMs, () => (shim.exitCode === null && shim.signalCode === null ? undefined : 'cri-docker exited'))
+      .then(() => { if (!signalled) for (const c of comps.slice(1)) startOne(c); }, (err: unknown) => resolve(err instanceof Error ? err.message : String(err)));
   });
-  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { out(`node: ${sig}, stopping components`); stopAll('SIGTERM'); });
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => { signalled = true; out(`node: ${sig}, stopping components`); stopAll('SIGTERM'); });
   const why = await exited;
-  if (!stopping) out(`node: ${why}; stopping the others`);
+  if (!signalled) out(`node: ${why}; stopping the others`);
   stopAll('SIGTERM');
   const deadline = Date.now() + 15_000;
   while ([...children.values()].some((c) => c.exitCode === null && c.signalCode === null) && Date.now() < deadline) await sleep(100);
   stopAll('SIGKILL');
   rmSync(p.socket, { force: true });
-  if (!stopping) process.exitCode = 1;
+  // A component that died is a failure (compose restarts the container); a signal is a clean stop.
+  if (!signalled) process.exitCode = 1;
 }
 
 export interface LeaveOptions {
