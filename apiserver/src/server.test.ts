@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { silentLogger } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { MemoryStorage } from './testing/memory-storage.js';
+import { ApiError } from '@mk8s/api';
 import { buildApiServer } from './server.js';
 
 async function setup(t: { after(fn: () => unknown): void }) {
@@ -409,5 +410,24 @@ describe('resource CRUD', () => {
     const names = async (q: string) => (await app.inject({ method: 'GET', url: `/api/v1/pods?fieldSelector=${encodeURIComponent(q)}` })).json().items.map((p: { metadata: { name: string } }) => p.metadata.name);
     assert.deepEqual(await names('spec.nodeName='), ['free']);
     assert.deepEqual(await names('spec.nodeName=n1,status.phase!=Succeeded,status.phase!=Failed'), ['bound']);
+  });
+
+  test('a watch that expires mid-stream ends with an ERROR event carrying a 410 Status', async (t) => {
+    const storage = new MemoryStorage();
+    const expiring = Object.assign(Object.create(storage) as MemoryStorage, {
+      async *watch() {
+        yield { type: 'ADDED' as const, resourceVersion: '5', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default', resourceVersion: '5' } } };
+        throw new ApiError('Expired', 'too old resource version: 5 (9)');
+      },
+    });
+    const app = await buildApiServer({ storage: expiring, logger: silentLogger(), bootstrapNamespaces: false });
+    t.after(() => app.close());
+    const res = await app.inject({ method: 'GET', url: '/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=4' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/json');
+    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { code?: number; reason?: string } });
+    assert.deepEqual(lines.map((l) => l.type), ['ADDED', 'ERROR']);
+    assert.equal(lines[1]!.object.code, 410);
+    assert.equal(lines[1]!.object.reason, 'Expired');
   });
 });
