@@ -1,0 +1,130 @@
+/**
+ * Pod startup: apply → Running latency (p50/p99) for bursts of 1, 10 and 30 pods on the running
+ * cluster, against the raw floor measured in the same run: `docker create` + `docker start` of the
+ * same containers (a pause container and the app container joined to its network), sequential for
+ * the per-pod floor and all at once for the burst floor. Then the idle RSS and CPU of the kubelet
+ * and the shim with 30 pods running. Prints figures; asserts nothing.
+ *
+ * Run: node --conditions=@mk8s/source --import tsx bench/pod-startup/run.ts  (cluster from `make up`)
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createClientset } from '@mk8s/client';
+import { Namespaces, Nodes, Pods, type KubeObject } from '@mk8s/api';
+import { fmt, printHeader, printRow, summarize } from '../lib.js';
+
+const exec = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const client = createClientset({ kubeconfig: process.env['KUBECONFIG'] ?? join(ROOT, '.mk8s', 'kubeconfig'), userAgent: 'bench-pod-startup', qps: 0 });
+const ns = `bench-pods-${Date.now().toString(36)}`;
+const IMAGE = 'busybox:latest';
+
+type Pod = KubeObject & { status?: { phase?: string; containerStatuses?: { state?: { running?: unknown } }[] } };
+const pods = () => client.resource<Pod>(Pods, ns);
+
+async function waitAllRunning(names: string[], t0: Map<string, number>): Promise<number[]> {
+  const done = new Map<string, number>();
+  const deadline = Date.now() + 300_000;
+  while (done.size < names.length) {
+    if (Date.now() > deadline) throw new Error(`only ${done.size}/${names.length} pods Running after 5 minutes`);
+    const list = await pods().list();
+    const now = performance.now();
+    for (const p of list.items) {
+      if (!done.has(p.metadata.name) && t0.has(p.metadata.name) && p.status?.phase === 'Running' && p.status.containerStatuses?.every((c) => c.state?.running)) done.set(p.metadata.name, now - t0.get(p.metadata.name)!);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [...done.values()];
+}
+
+async function mk8sBurst(n: number, node: string): Promise<{ latMs: number[]; elapsedMs: number }> {
+  const names = Array.from({ length: n }, (_, i) => `p${n}-${i}`);
+  const t0 = new Map<string, number>();
+  const start = performance.now();
+  await Promise.all(names.map(async (name) => {
+    t0.set(name, performance.now());
+    await pods().create({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      spec: { nodeName: node, terminationGracePeriodSeconds: 0, containers: [{ name: 'c', image: IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }] },
+    } as Pod);
+  }));
+  const latMs = await waitAllRunning(names, t0);
+  return { latMs, elapsedMs: performance.now() - start };
+}
+
+async function deleteAll(names: string[]): Promise<void> {
+  await Promise.all(names.map((n) => pods().delete(n, { gracePeriodSeconds: 0 }).catch(() => undefined)));
+  const deadline = Date.now() + 120_000;
+  while ((await pods().list()).items.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+}
+
+/** The floor: docker create+start of a pause container and the app container in its network. */
+async function dockerPod(tag: string): Promise<number> {
+  const t = performance.now();
+  const { stdout } = await exec('docker', ['create', '--label', 'mk8s-bench=pod-startup', '--network', 'none', '--name', `${tag}-pause`, 'mk8s/pause:3.9']);
+  const pause = stdout.trim();
+  await exec('docker', ['start', pause]);
+  const app = (await exec('docker', ['create', '--label', 'mk8s-bench=pod-startup', '--network', `container:${pause}`, '--ipc', `container:${pause}`, '--name', `${tag}-app`, IMAGE, 'sleep', '3600'])).stdout.trim();
+  await exec('docker', ['start', app]);
+  return performance.now() - t;
+}
+
+async function dockerBurst(n: number, parallel: boolean): Promise<{ latMs: number[]; elapsedMs: number }> {
+  const start = performance.now();
+  const tags = Array.from({ length: n }, (_, i) => `mk8s-bench-${Date.now().toString(36)}-${i}`);
+  const latMs: number[] = [];
+  if (parallel) latMs.push(...await Promise.all(tags.map(dockerPod)));
+  else for (const t of tags) latMs.push(await dockerPod(t));
+  const elapsedMs = performance.now() - start;
+  const { stdout } = await exec('docker', ['ps', '-aq', '--filter', 'label=mk8s-bench=pod-startup']);
+  const ids = stdout.split('\n').filter(Boolean);
+  if (ids.length) await exec('docker', ['rm', '-f', ...ids]);
+  return { latMs, elapsedMs };
+}
+
+function procUsage(pid: number): { rssKi: number; cpuTicks: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKi = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { rssKi, cpuTicks: Number(stat[11]) + Number(stat[12]) };
+}
+
+async function main(): Promise<void> {
+  const nodes = await client.resource<KubeObject>(Nodes).list();
+  const node = nodes.items[0]?.metadata.name;
+  if (!node) throw new Error('no node registered: is the cluster up?');
+  await client.resource<KubeObject>(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  try {
+    printHeader(`Pod startup on ${node} (apply → Running; floor = docker create+start of pause + app)`);
+    // Warm up both paths once (image cache, first CNI call).
+    await deleteAll((await mk8sBurst(1, node)).latMs.map((_, i) => `p1-${i}`));
+    await dockerBurst(1, false);
+    for (const n of [1, 10, 30]) {
+      const ours = await mk8sBurst(n, node);
+      const s = summarize(ours.latMs);
+      const floorSeq = summarize((await dockerBurst(Math.min(n, 10), false)).latMs);
+      const floorPar = await dockerBurst(n, true);
+      printRow(`${n} pod(s): p50 (s)`, fmt(s.p50 / 1000), fmt(floorSeq.p50 / 1000), fmt(s.p50 / floorSeq.p50), `≤ floor + 0.3 s`);
+      printRow(`${n} pod(s): p99 (s)`, fmt(s.p99 / 1000), fmt(floorSeq.p99 / 1000), fmt(s.p99 / floorSeq.p99), '≤ 2 s');
+      printRow(`${n} pod(s): burst throughput (pods/s)`, fmt(n / (ours.elapsedMs / 1000)), fmt(n / (floorPar.elapsedMs / 1000)), fmt(floorPar.elapsedMs / ours.elapsedMs), n === 30 ? '≥ 0.8' : '-');
+      if (n === 30) {
+        const kubeletPid = Number(readFileSync(join(ROOT, '.mk8s', 'run', `${node}-kubelet.pid`), 'utf8'));
+        const shimPid = Number(readFileSync(join(ROOT, '.mk8s', 'run', `${node}-cri-docker.pid`), 'utf8'));
+        const a = [procUsage(kubeletPid), procUsage(shimPid)];
+        const t = performance.now();
+        await new Promise((r) => setTimeout(r, 20_000));
+        const b = [procUsage(kubeletPid), procUsage(shimPid)];
+        const secs = (performance.now() - t) / 1000;
+        const cpu = (i: number) => ((b[i]!.cpuTicks - a[i]!.cpuTicks) / 100 / secs) * 100;
+        console.log(`\nIdle with 30 pods (20 s): kubelet RSS ${fmt(b[0]!.rssKi / 1024, 1)} MiB, CPU ${fmt(cpu(0), 1)} %; shim RSS ${fmt(b[1]!.rssKi / 1024, 1)} MiB, CPU ${fmt(cpu(1), 1)} %`);
+      }
+      await deleteAll(Array.from({ length: n }, (_, i) => `p${n}-${i}`));
+    }
+  } finally {
+    await client.resource<KubeObject>(Namespaces).delete(ns).catch(() => undefined);
+  }
+}
+
+main().then(() => process.exit(0), (err: unknown) => { console.error(err); process.exit(1); });
