@@ -413,7 +413,12 @@ export class PodSyncer {
     }
     // Upstream keeps a minimum of 2 s for the stop after the hook.
     const left = Math.max(graceSeconds > 0 ? 2 : 0, Math.ceil(graceSeconds - (this.o.clock.now() - t0) / 1000));
-    try { await this.o.runtime.stopContainer(cur.id, left); } catch (err) { if (!isNotFound(err)) throw err; }
+    try { await this.o.runtime.stopContainer(cur.id, left); } catch (err) {
+      if (isNotFound(err)) return;
+      // A busy Docker may fail the stop of a container that did exit: only a live one is an error.
+      const st = await this.o.runtime.containerStatus(cur.id).catch(() => undefined);
+      if (st?.state !== 'CONTAINER_EXITED') throw err;
+    }
   }
 
   private async stopAll(pod: Pod | undefined, rt: PodRuntimeState, graceSeconds: number, why: string): Promise<void> {
