@@ -107,3 +107,4 @@ build_testserver() {
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 ensure mk8s/testserver:1.0 "$(hash_of "$NODE_BIN" "$BUSYBOX" "$here/testserver/server.js" "$here/build.sh")" build_testserver
+bash "$here/compose/build.sh"   # mk8s/compose-base:dev + mk8s/compose:dev (docker-compose.yml)
