@@ -106,6 +106,16 @@ function defaultEndpointSlice(e: Obj): void {
 
 function defaultPriorityClass(p: Obj): void { p.preemptionPolicy ??= 'PreemptLowerPriority'; }
 
+/** rbac/v1 SetDefaults_Subject and the roleRef group. */
+function defaultBinding(b: Obj): void {
+  if (isObj(b.roleRef)) b.roleRef.apiGroup ||= 'rbac.authorization.k8s.io';
+  for (const s of arr(b.subjects)) {
+    if (s.apiGroup) continue;
+    if (s.kind === 'ServiceAccount') s.apiGroup = '';
+    else if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = 'rbac.authorization.k8s.io';
+  }
+}
+
 const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/pods': (o) => { defaultPod(o); admitPodDefaults(o); },
   '/services': defaultService,
@@ -117,6 +127,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   'apps/replicasets': defaultReplicaSet,
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
+  'rbac.authorization.k8s.io/rolebindings': defaultBinding,
+  'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
 };
 
 /**

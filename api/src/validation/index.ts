@@ -15,6 +15,7 @@ import {
   validateNamespaceSpec, validateNodeSpec, validateNodeUpdate, validateSecretData, validateSecretUpdate, validateServiceSpec,
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
+import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -40,6 +41,10 @@ const RULES: Record<string, KindRules> = {
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },
   'discovery.k8s.io/endpointslices': { name: nameIsDNSSubdomain, validate: validateEndpointSliceFields },
   'scheduling.k8s.io/priorityclasses': { name: nameIsDNSSubdomain, validate: validatePriorityClassFields, validateUpdate: validatePriorityClassUpdate },
+  'rbac.authorization.k8s.io/roles': { name: rbacName, validate: validateRole },
+  'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
+  'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
+  'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
 };
 
 export interface ValidateOptions {
