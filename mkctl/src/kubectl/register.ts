@@ -5,10 +5,20 @@ import { registerGet } from './commands/get.js';
 import { registerApply } from './commands/apply.js';
 import { registerDelete } from './commands/delete.js';
 import { registerDescribe } from './commands/describe.js';
+import { registerLogsExec } from './commands/logs-exec.js';
+import { registerWorkloads } from './commands/workloads.js';
+import { registerNodes } from './commands/nodes.js';
+import { registerMetadata } from './commands/metadata.js';
+import { registerMisc } from './commands/misc.js';
 
 export function registerKubectlCommands(program: Command, ctx: () => CliContext): void {
   registerGet(program, ctx);
+  registerDescribe(program, ctx);
   registerApply(program, ctx);
   registerDelete(program, ctx);
-  registerDescribe(program, ctx);
+  registerLogsExec(program, ctx);
+  registerWorkloads(program, ctx);
+  registerNodes(program, ctx);
+  registerMetadata(program, ctx);
+  registerMisc(program, ctx);
 }
