@@ -283,12 +283,47 @@ describe('resource CRUD', () => {
     const strict = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict', payload: { ...deployment('s'), spec: { ...deployment('s').spec, foo: 1 } } });
     assert.equal(strict.statusCode, 400, strict.body);
     assert.equal(strict.json().message, 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"');
-    const patch = await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/w?fieldValidation=Strict', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { bar: 1 } } });
-    assert.equal(patch.statusCode, 400);
-    assert.equal(patch.json().message, 'strict decoding error: unknown field "spec.bar"');
     const warn = await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments?fieldValidation=Warn', payload: { ...deployment('w'), spec: { ...deployment('w').spec, foo: 1 } } });
     assert.equal(warn.statusCode, 201, warn.body);
     assert.match(String(warn.headers['warning']), /^299 - "unknown field \\"spec.foo\\""$/);
+    const patch = await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/w?fieldValidation=Strict', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { bar: 1 } } });
+    assert.equal(patch.statusCode, 400);
+    assert.equal(patch.json().message, 'strict decoding error: unknown field "spec.bar"');
+  });
+
+  test('fieldValidation Strict on PATCH checks the patched result, for every patch type', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('web') });
+    const url = '/apis/apps/v1/namespaces/default/deployments/web?fieldValidation=Strict';
+    const patch = (type: string, payload: unknown) => app.inject({ method: 'PATCH', url, headers: { 'content-type': `application/${type}` }, payload: payload as object });
+    // Directives are consumed by the merge: they are not unknown fields of the result.
+    const smp = await patch('strategic-merge-patch+json', { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'c' }], containers: [{ name: 'c', image: 'nginx:2' }] } } } });
+    assert.equal(smp.statusCode, 200, smp.body);
+    const smpBad = await patch('strategic-merge-patch+json', { spec: { template: { spec: { containers: [{ name: 'c', imagee: 'x' }] } } } });
+    assert.equal(smpBad.statusCode, 400, smpBad.body);
+    assert.equal(smpBad.json().message, 'strict decoding error: unknown field "spec.template.spec.containers[0].imagee"');
+    const jsonBad = await patch('json-patch+json', [{ op: 'add', path: '/spec/bogus', value: 1 }]);
+    assert.equal(jsonBad.statusCode, 400, jsonBad.body);
+    assert.equal(jsonBad.json().message, 'strict decoding error: unknown field "spec.bogus"');
+    // Removing an unknown field is fine: the result has none.
+    const mergeNull = await patch('merge-patch+json', { spec: { bogus: null } });
+    assert.equal(mergeNull.statusCode, 200, mergeNull.body);
+    const warn = await app.inject({ method: 'PATCH', url: '/apis/apps/v1/namespaces/default/deployments/web', headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { extra: 1 } } });
+    assert.equal(warn.statusCode, 200, warn.body);
+    assert.match(String(warn.headers['warning']), /^299 - "unknown field \\"spec.extra\\""$/);
+  });
+
+  test('PATCH with metadata.resourceVersion null is unconditional (kubectl apply after replace)', async (t) => {
+    const { app } = await setup(t);
+    await app.inject({ method: 'POST', url: '/apis/apps/v1/namespaces/default/deployments', payload: deployment('web') });
+    const url = '/apis/apps/v1/namespaces/default/deployments/web';
+    for (const type of ['merge-patch+json', 'strategic-merge-patch+json']) {
+      const res = await app.inject({ method: 'PATCH', url, headers: { 'content-type': `application/${type}` }, payload: { metadata: { resourceVersion: null, labels: { t: type.split('-')[0]! } } } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.json().metadata.resourceVersion, /^\d+$/);
+    }
+    const stale = await app.inject({ method: 'PATCH', url, headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { resourceVersion: '1' } } });
+    assert.equal(stale.statusCode, 409, stale.body);
   });
 
   test('invalid objects answer 422 with causes', async (t) => {

@@ -209,9 +209,14 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
   const patch = decodeBody(req.body, req.headers['content-type']);
   if (patch === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
   const r = store.resource;
-  if (type !== 'json') checkFields(deps, r, patch, q, rc, true);
-  const patchRv = typeof patch === 'object' && patch !== null && !Array.isArray(patch)
+  // Server-side apply: the applied configuration is the object (upstream rejects its unknown fields
+  // before merging). The other types are checked on the patched result below, as upstream does:
+  // unknown fields in a patch become unknown fields in the result, SMP directives do not.
+  if (type === 'apply') checkFields(deps, r, patch, q, rc, true);
+  // A null resourceVersion (merge/SMP deleting it) is unconditional, like an absent one.
+  const rawRv = typeof patch === 'object' && patch !== null && !Array.isArray(patch)
     ? ((patch as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion) : undefined;
+  const patchRv = rawRv === null || rawRv === '' ? undefined : rawRv;
   if (type === 'apply') {
     // Server-side apply creates a missing object.
     try {
@@ -231,6 +236,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     const base = structuredClone(current);
     const patched = applyPatch(type, base, patch, r) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
+    if (type !== 'apply') checkPatchedFields(deps, r, current, patched, q, rc);
     patched.metadata = (patched.metadata ?? {}) as KubeObject['metadata'];
     if (patched.metadata.name !== undefined && patched.metadata.name !== name) {
       throw new ApiError('Invalid', `metadata.name: Invalid value: "${String(patched.metadata.name)}": field is immutable`, { code: 422 });
@@ -333,6 +339,25 @@ function checkFields(deps: HandlerDeps, r: ResourceDescriptor, obj: unknown, q: 
     throw new ApiError('BadRequest', asPatch ? detail : `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${detail}`);
   }
   for (const f of unknown) rc.warnings.push(`unknown field "${f}"`);
+}
+
+/**
+ * fieldValidation for a patch result. Only fields the patch introduced count: objects stored
+ * before (e.g. under Warn) may already carry unknown fields, which upstream would have pruned.
+ * Runs once per CAS attempt, so warnings are de-duplicated.
+ */
+function checkPatchedFields(deps: HandlerDeps, r: ResourceDescriptor, current: KubeObject, patched: KubeObject, q: Query, rc: RequestContext): void {
+  if (!deps.unknownFields) return;
+  const mode = q1(q, 'fieldValidation') || 'Warn';
+  if (mode === 'Ignore') return;
+  const before = new Set(deps.unknownFields(r, current));
+  const unknown = deps.unknownFields(r, patched).filter((f) => !before.has(f));
+  if (unknown.length === 0) return;
+  if (mode === 'Strict') throw new ApiError('BadRequest', `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  for (const f of unknown) {
+    const w = `unknown field "${f}"`;
+    if (!rc.warnings.includes(w)) rc.warnings.push(w);
+  }
 }
 
 // ---- responses ----
