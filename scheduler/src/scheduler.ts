@@ -193,6 +193,9 @@ export class Scheduler {
     this.queue.run(signal);
     while (!signal.aborted) {
       if (!(await this.scheduleOne(signal))) break;
+      // pop() resolves at once while pods are active: without a macrotask turn, bind responses and
+      // informer events would wait until the whole activeQ is drained.
+      await new Promise((r) => setImmediate(r));
     }
     await this.waitForPendingWrites();
   }
