@@ -140,6 +140,11 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       }
       return;
     }
+    if (!statuses.lastWritten(uid) && !pod.status?.containerStatuses) {
+      // First sight of the pod: report Pending/ContainerCreating (hostIP, startTime) before the
+      // sandbox and pulls, which may take a while.
+      await statuses.setStatus(pod, status(pod, await syncer.podRuntime(uid), false));
+    }
     const { result, rt } = await syncer.syncPod(pod, signal);
     const st = status(pod, rt, false);
     await statuses.setStatus(pod, st);

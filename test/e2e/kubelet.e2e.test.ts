@@ -56,7 +56,7 @@ test('a pod reaches Running with a podIP and Ready follows its readiness probe',
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "touch /tmp/ready; sleep 6; rm /tmp/ready; exec sleep 3600"]
     readinessProbe: {exec: {command: [test, -f, /tmp/ready]}, periodSeconds: 1, failureThreshold: 1}`));
-  const p = await waitFor(() => { const x = getPod('ready'); return x?.status?.phase === 'Running' && x.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? x : undefined; }, { timeoutMs: 60_000, what: 'Ready' });
+  const p = await waitFor(() => { const x = getPod('ready'); return x?.status?.phase === 'Running' && x.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? x : undefined; }, { timeoutMs: 120_000, what: 'Ready' });
   assert.match(p.status?.podIP ?? '', /^10\.244\./);
   assert.ok(p.status?.hostIP);
   await waitFor(() => getPod('ready')?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False', { timeoutMs: 30_000, what: 'not Ready after the probe fails' });
@@ -70,7 +70,7 @@ test('a crashing container goes to CrashLoopBackOff with growing intervals', asy
     image: busybox
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "echo crashing; exit 1"]`));
-  const first = await waitFor(() => { const c = cs0('crash'); return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined; }, { timeoutMs: 60_000, what: 'CrashLoopBackOff' });
+  const first = await waitFor(() => { const c = cs0('crash'); return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined; }, { timeoutMs: 120_000, what: 'CrashLoopBackOff' });
   assert.match(first.state?.waiting?.message ?? '', /^back-off 10s restarting failed container=c pod=crash_/);
   assert.equal(first.lastState?.terminated?.exitCode, 1);
   const second = await waitFor(() => { const c = cs0('crash'); return /^back-off 20s/.test(c?.state?.waiting?.message ?? '') ? c : undefined; }, { timeoutMs: 90_000, what: 'back-off 20s' });
@@ -85,7 +85,7 @@ test('a failing liveness probe restarts the container', async () => {
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "touch /tmp/alive; sleep 4; rm /tmp/alive; exec sleep 3600"]
     livenessProbe: {exec: {command: [test, -f, /tmp/alive]}, periodSeconds: 1, failureThreshold: 2}`));
-  await waitFor(() => (cs0('live')?.restartCount ?? 0) >= 1, { timeoutMs: 60_000, what: 'a liveness restart' });
+  await waitFor(() => (cs0('live')?.restartCount ?? 0) >= 1, { timeoutMs: 120_000, what: 'a liveness restart' });
   const ev = events('live');
   assert.match(ev, /Unhealthy: Liveness probe failed/);
   assert.match(ev, /Killing: Container c failed liveness probe, will be restarted/);
@@ -95,7 +95,7 @@ test('an unknown image gives ErrImagePull, then ImagePullBackOff', async () => {
   apply(podYaml('badimg', `
   - name: c
     image: mk8s-e2e/does-not-exist:1.0`));
-  await waitFor(() => cs0('badimg')?.state?.waiting?.reason === 'ImagePullBackOff', { timeoutMs: 60_000, what: 'ImagePullBackOff' });
+  await waitFor(() => cs0('badimg')?.state?.waiting?.reason === 'ImagePullBackOff', { timeoutMs: 120_000, what: 'ImagePullBackOff' });
   const ev = events('badimg');
   assert.match(ev, /Failed: Error: ErrImagePull/);
   assert.match(ev, /BackOff: Back-off pulling image "mk8s-e2e\/does-not-exist:1.0"/);
@@ -109,7 +109,7 @@ test('a 32Mi memory limit exceeded gives OOMKilled', async () => {
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "tail /dev/zero"]
     resources: {limits: {memory: 32Mi}}`, '  restartPolicy: Never'));
-  const c = await waitFor(() => { const x = cs0('oom'); return x?.state?.terminated ? x : undefined; }, { timeoutMs: 60_000, what: 'terminated' });
+  const c = await waitFor(() => { const x = cs0('oom'); return x?.state?.terminated ? x : undefined; }, { timeoutMs: 120_000, what: 'terminated' });
   assert.equal(c.state?.terminated?.reason, 'OOMKilled');
   assert.equal(c.state?.terminated?.exitCode, 137);
   assert.equal(getPod('oom')?.status?.phase, 'Failed');
@@ -121,7 +121,7 @@ test('real kubectl logs, logs -f, logs --previous, exec with exit code, exec -i 
     image: busybox
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "echo first-$(cat /proc/sys/kernel/random/uuid | cut -c1-4); i=0; while true; do i=$((i+1)); echo tick-$i; sleep 1; done"]`));
-  await waitFor(() => cs0('logs')?.state?.running, { timeoutMs: 60_000, what: 'Running' });
+  await waitFor(() => cs0('logs')?.state?.running, { timeoutMs: 120_000, what: 'Running' });
   const out = await waitFor(() => { const r = kubectl(['-n', ns, 'logs', 'logs']); return r.code === 0 && r.stdout.includes('tick-2') ? r.stdout : undefined; }, { what: 'logs' });
   assert.match(out, /^first-/);
   const tail = kubectlOk(['-n', ns, 'logs', 'logs', '--tail=1']);
@@ -146,7 +146,7 @@ test('real kubectl logs, logs -f, logs --previous, exec with exit code, exec -i 
   // --previous: the container exits (killed by exec), restarts, and the old log stays readable.
   const firstLine = out.split('\n')[0]!;
   kubectlOk(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'kill 1']);
-  await waitFor(() => (cs0('logs')?.restartCount ?? 0) >= 1 && cs0('logs')?.state?.running, { timeoutMs: 60_000, what: 'restart' });
+  await waitFor(() => (cs0('logs')?.restartCount ?? 0) >= 1 && cs0('logs')?.state?.running, { timeoutMs: 120_000, what: 'restart' });
   const prev = kubectlOk(['-n', ns, 'logs', 'logs', '--previous']);
   assert.equal(prev.split('\n')[0], firstLine);
 });
@@ -156,7 +156,7 @@ test('delete stops the container within the grace period; --grace-period=0 --for
   - name: c
     image: mk8s/testserver:1.0
     env: [{name: TERM_DELAY_MS, value: "1500"}]`));
-  await waitFor(() => cs0('grace')?.state?.running, { timeoutMs: 60_000, what: 'Running' });
+  await waitFor(() => cs0('grace')?.state?.running, { timeoutMs: 120_000, what: 'Running' });
   const id = (cs0('grace')?.containerID ?? '').replace('docker://', '');
   const t0 = Date.now();
   kubectlOk(['-n', ns, 'delete', 'pod', 'grace', '--wait=true'], { timeoutMs: 60_000 });
@@ -172,7 +172,7 @@ test('delete stops the container within the grace period; --grace-period=0 --for
     image: busybox
     imagePullPolicy: IfNotPresent
     command: [sleep, "3600"]`));
-  await waitFor(() => cs0('force')?.state?.running, { timeoutMs: 60_000, what: 'Running' });
+  await waitFor(() => cs0('force')?.state?.running, { timeoutMs: 120_000, what: 'Running' });
   const fid = (cs0('force')?.containerID ?? '').replace('docker://', '');
   kubectlOk(['-n', ns, 'delete', 'pod', 'force', '--grace-period=0', '--force']);
   assert.equal(getPod('force'), undefined);
@@ -185,13 +185,15 @@ test('killing and restarting the kubelet leaves running containers running', asy
     image: busybox
     imagePullPolicy: IfNotPresent
     command: [sleep, "3600"]`));
-  await waitFor(() => cs0('adopt')?.ready, { timeoutMs: 60_000, what: 'Ready' });
+  await waitFor(() => cs0('adopt')?.ready, { timeoutMs: 120_000, what: 'Ready' });
   const before = cs0('adopt')!;
   const pidFile = join(ROOT, '.mk8s', 'run', `${node}-kubelet.pid`);
   const pid = Number(readFileSync(pidFile, 'utf8'));
   process.kill(pid, 'SIGKILL');
   await waitFor(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, { what: 'kubelet gone' });
-  const up = spawnSync(process.execPath, [join(ROOT, 'mkctl/dist/main.js'), 'cluster', 'up', '--nodes', '1'], { encoding: 'utf8', timeout: 120_000 });
+  // Restart with the cluster's own node count, so `up` changes nothing else.
+  const nodes = (JSON.parse(readFileSync(join(ROOT, '.mk8s', 'cluster.json'), 'utf8')) as { nodes: string[] }).nodes.length;
+  const up = spawnSync(process.execPath, [join(ROOT, 'mkctl/dist/main.js'), 'cluster', 'up', '--nodes', String(nodes)], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(up.status, 0, up.stderr);
   // The new kubelet has synced once it renewed the Lease; then the pod must be untouched.
   const renewed = (): string => kubectlOk(['-n', 'kube-node-lease', 'get', 'lease', node, '-o', 'jsonpath={.spec.renewTime}']);
