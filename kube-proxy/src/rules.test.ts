@@ -99,6 +99,15 @@ const cases: { name: string; services: Service[]; slices: EndpointSlice[]; check
     },
   },
   {
+    name: 'an endpoint off the pod network is always masqueraded (replies to pod IPs would be blackholed)',
+    services: [clusterIP()],
+    slices: [slice('svc1', [{ ip: '10.240.0.1' }])],
+    check: (t) => {
+      const sep = endpointChain('ns1/svc1:p80', 'TCP', '10.240.0.1:8080');
+      assert.equal(chainLines(t, 'nat', sep)[0], `-A ${sep} -m comment --comment ns1/svc1:p80 -j KUBE-MARK-MASQ`);
+    },
+  },
+  {
     name: 'headless and ExternalName Services are not programmed',
     services: [svc('h', { clusterIP: 'None', ports: [{ port: 80 }] }), svc('e', { type: 'ExternalName', externalName: 'x.example' })],
     slices: [],

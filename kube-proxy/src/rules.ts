@@ -4,6 +4,7 @@
  * It writes only our chains; the jumps from the built-in chains are ensured separately
  * (see {@link JUMP_RULES}) because iptables-restore --noflush cannot add them idempotently.
  */
+import { cidrContains, parseCidr } from '@mk8s/cni';
 import { endpointChain, externalChain, serviceChain } from './chain-names.js';
 import { usableEndpoints, type EndpointInfo, type ServicePortInfo } from './service-state.js';
 
@@ -78,6 +79,7 @@ export function renderRules(input: RulesInput): RenderedRules {
   const nat: string[] = [];
   const natDynamic: string[] = [];
   const natChains = new Set<string>(NAT_CHAINS);
+  const podNet = parseCidr(input.clusterCidr);
   const rule = (to: string[], chain: string, ...args: string[]) => to.push(['-A', chain, ...args].join(' '));
 
   for (const sp of input.services) {
@@ -119,8 +121,15 @@ export function renderRules(input: RulesInput): RenderedRules {
     for (const { e, chain } of seps) {
       natChains.add(chain);
       natDynamic.push(chain);
-      // Hairpin: a pod reaching itself through the Service must see the reply come from the gateway.
-      rule(nat, chain, ...comment(sp.name), '-s', `${e.ip}/32`, '-j', 'KUBE-MARK-MASQ');
+      if (cidrContains(podNet, e.ip)) {
+        // Hairpin: a pod reaching itself through the Service must see the reply come from the gateway.
+        rule(nat, chain, ...comment(sp.name), '-s', `${e.ip}/32`, '-j', 'KUBE-MARK-MASQ');
+      } else {
+        // An endpoint off the pod network (the apiserver on the host for default/kubernetes) cannot
+        // route replies to pod IPs (the host blackholes them): masquerade to the node's IP.
+        // A deviation from upstream, whose hosts route pod CIDRs back.
+        rule(nat, chain, ...comment(sp.name), '-j', 'KUBE-MARK-MASQ');
+      }
       const affinity = sp.affinityTimeoutSeconds !== undefined ? ['-m', 'recent', '--name', chain, '--set'] : [];
       rule(nat, chain, ...comment(sp.name), ...proto(sp), ...affinity, '-j', 'DNAT', '--to-destination', `${e.ip}:${e.port}`);
     }

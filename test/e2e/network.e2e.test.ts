@@ -60,12 +60,15 @@ spec:
     metadata: { labels: { app: web } }
     spec:
       terminationGracePeriodSeconds: 2
+      # Replicas on both nodes, whatever else the nodes run.
+      topologySpreadConstraints:
+      - { maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: { matchLabels: { app: web } } }
       containers:
       - name: web
         image: mk8s/testserver:1.0
         imagePullPolicy: Never
         ports: [{ containerPort: 8080 }]
-        readinessProbe: { httpGet: { path: /readyz, port: 8080 }, periodSeconds: 1 }
+        readinessProbe: { httpGet: { path: /readyz, port: 8080 }, periodSeconds: 1, timeoutSeconds: 5 }
 ---
 apiVersion: v1
 kind: Pod
@@ -77,7 +80,7 @@ spec:
     image: mk8s/testserver:1.0
     imagePullPolicy: Never
     env: [{ name: FAIL_READY, value: "1" }]
-    readinessProbe: { httpGet: { path: /readyz, port: 8080 }, periodSeconds: 1 }
+    readinessProbe: { httpGet: { path: /readyz, port: 8080 }, periodSeconds: 1, timeoutSeconds: 5 }
 ---
 apiVersion: v1
 kind: Pod
@@ -112,7 +115,9 @@ describe('pod networking and Services on 2 nodes', { timeout: 600_000 }, () => {
   before(async () => {
     kubectlOk(['apply', '-f', '-'], { input: manifest(4) });
     await waitFor(() => pods('app=web,!role').filter((p) => p.ready).length === 4 && pods('role=unready').every((p) => p.ip) && pods('app=web').length === 5,
-      { timeoutMs: 180_000, what: '4 ready web pods and the unready one' });
+      { timeoutMs: 180_000, what: '4 ready web pods and the unready one' }).catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${kubectl(['-n', ns, 'get', 'pods', '-o', 'wide']).stdout}`);
+    });
     await waitFor(() => pods('!app').some((p) => p.name === 'client' && p.ip), { timeoutMs: 120_000, what: 'the client pod' });
     await waitFor(() => readyEndpoints('web').length === 4, { timeoutMs: 30_000, what: 'the EndpointSlice to list 4 ready endpoints' });
     web = serviceOf('web');
