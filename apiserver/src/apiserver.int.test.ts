@@ -169,6 +169,35 @@ describe('apiserver on real etcd', () => {
     }
   });
 
+  test('the apiserver runs the etcd compactor at --etcd-compaction-interval', async () => {
+    const compacting = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, logger: silentLogger(), etcdCompactionIntervalMs: 100 });
+    const ac = new AbortController();
+    const running = compacting.run(ac.signal);
+    const etcd = new Etcd3({ hosts: srv.etcdEndpoints });
+    try {
+      await compacting.ready;
+      const first = await call(compacting.url, 'POST', '/api/v1/namespaces/default/configmaps', cm('compactor-0'));
+      const oldRev = first.body['metadata']['resourceVersion'] as string;
+      const deadline = Date.now() + 20_000;
+      for (let i = 1; ; i++) {
+        // Each round compacts to the revision seen one round earlier: keep writing until oldRev is gone.
+        await call(compacting.url, 'PUT', '/api/v1/namespaces/default/configmaps/compactor-0', cm('compactor-0', { i: String(i) }));
+        try {
+          await etcd.get('/registry/configmaps/default/compactor-0').revision(oldRev).exec();
+        } catch (err) {
+          assert.match(String(err), /compacted/);
+          break;
+        }
+        assert.ok(Date.now() < deadline, 'etcd was never compacted');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      etcd.close();
+      ac.abort();
+      await running;
+    }
+  });
+
   test('two apiservers on one etcd serve the same data; a watch on one sees writes through the other', async () => {
     const second = createApiServer({ etcdServers: srv.etcdEndpoints, port: 0, logger: silentLogger() });
     const ac = new AbortController();

@@ -2,11 +2,11 @@
 /**
  * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
  * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
- * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N]`.
+ * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]`.
  */
 import { parseArgs } from 'node:util';
 import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
-import { createApiServer } from './apiserver.js';
+import { createApiServer, parseDurationMs } from './apiserver.js';
 
 const splitList = (vs: readonly string[]): string[] => vs.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 
@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       'max-requests-inflight': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'service-node-port-range': { type: 'string' },
+      'etcd-compaction-interval': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -46,10 +47,12 @@ async function main(): Promise<void> {
   const readonlyLimit = Number(values['max-requests-inflight'] ?? env('max-requests-inflight') ?? 400);
   const mutatingLimit = Number(values['max-mutating-requests-inflight'] ?? env('max-mutating-requests-inflight') ?? 200);
   if (!Number.isInteger(readonlyLimit) || !Number.isInteger(mutatingLimit)) throw new Error('invalid --max-requests-inflight / --max-mutating-requests-inflight');
+  const compaction = parseDurationMs(values['etcd-compaction-interval'] ?? env('etcd-compaction-interval') ?? '5m');
   const signal = setupSignalHandler();
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
     maxRequestsInflight: { readonly: readonlyLimit, mutating: mutatingLimit },
+    etcdCompactionIntervalMs: compaction,
     ...(cidr ? { serviceClusterIPRange: cidr } : {}),
     ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
