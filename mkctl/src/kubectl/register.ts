@@ -10,6 +10,7 @@ import { registerWorkloads } from './commands/workloads.js';
 import { registerNodes } from './commands/nodes.js';
 import { registerMetadata } from './commands/metadata.js';
 import { registerMisc } from './commands/misc.js';
+import { registerTrace } from '../trace/trace-command.js';
 
 export function registerKubectlCommands(program: Command, ctx: () => CliContext): void {
   registerGet(program, ctx);
@@ -21,4 +22,5 @@ export function registerKubectlCommands(program: Command, ctx: () => CliContext)
   registerNodes(program, ctx);
   registerMetadata(program, ctx);
   registerMisc(program, ctx);
+  registerTrace(program, ctx);
 }
