@@ -66,6 +66,7 @@ import type * as apps from 'kubernetes-types/apps/v1.js';
 import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
+import type * as rbac from 'kubernetes-types/rbac/v1.js';
 
 export const Namespaces = define<core.Namespace>({ group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] });
 export const Pods = define<core.Pod>({ group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status', 'binding', 'log', 'exec', 'attach', 'portforward', 'eviction'] });
@@ -82,10 +83,16 @@ export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io',
 export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
 export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
 
+export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
+export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false });
+export const RoleBindings = define<rbac.RoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', namespaced: true });
+export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false });
+
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
   Pods, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
+  Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
 ];
 
 /** Finds a served resource by group and plural name. */

@@ -26,6 +26,7 @@ const MODULES: Record<string, string> = {
   'autoscaling/v1': 'io.k8s.api.autoscaling.v1',
   'policy/v1': 'io.k8s.api.policy.v1',
   'batch/v1': 'io.k8s.api.batch.v1',
+  'rbac/v1': 'io.k8s.api.rbac.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   'api/resource': 'io.k8s.apimachinery.pkg.api.resource',
   'runtime': 'io.k8s.apimachinery.pkg.runtime',
@@ -42,6 +43,8 @@ const ROOTS = [
   'coordination/v1:Lease', 'coordination/v1:LeaseList', 'discovery/v1:EndpointSlice', 'discovery/v1:EndpointSliceList',
   'scheduling/v1:PriorityClass', 'scheduling/v1:PriorityClassList', 'autoscaling/v1:Scale', 'policy/v1:Eviction',
   'meta/v1:Status', 'meta/v1:DeleteOptions',
+  'rbac/v1:Role', 'rbac/v1:RoleList', 'rbac/v1:ClusterRole', 'rbac/v1:ClusterRoleList',
+  'rbac/v1:RoleBinding', 'rbac/v1:RoleBindingList', 'rbac/v1:ClusterRoleBinding', 'rbac/v1:ClusterRoleBindingList',
   // Not served yet; ready for when the scheme adds them.
   'apps/v1:DaemonSet', 'apps/v1:DaemonSetList', 'apps/v1:StatefulSet', 'apps/v1:StatefulSetList',
   'batch/v1:Job', 'batch/v1:JobList', 'batch/v1:CronJob', 'batch/v1:CronJobList',

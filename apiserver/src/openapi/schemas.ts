@@ -11,7 +11,9 @@ const GENERATED = (JSON.parse(SCHEMAS_JSON) as { schemas: Record<string, Schema>
 
 /** Upstream's definition prefix for a group/version: io.k8s.api.apps.v1, io.k8s.api.core.v1, … */
 export function definitionPrefix(group: string, version: string): string {
-  return `io.k8s.api.${group === '' ? 'core' : group.replace(/\.k8s\.io$/, '')}.${version}`;
+  // rbac.authorization.k8s.io's Go package is k8s.io/api/rbac, hence io.k8s.api.rbac.v1.
+  const pkg = group === '' ? 'core' : group === 'rbac.authorization.k8s.io' ? 'rbac' : group.replace(/\.k8s\.io$/, '');
+  return `io.k8s.api.${pkg}.${version}`;
 }
 
 /** The definition name of a kind: io.k8s.api.apps.v1.Deployment. */
