@@ -46,3 +46,8 @@ test: build
 
 bench: build
 	@for b in bench/*/run.ts; do [ -f "$$b" ] && node --conditions=@mk8s/source --import tsx "$$b"; done
+
+# The docker-compose cluster (docker-compose.yml) brought up, exercised and torn down by its own test (slow).
+.PHONY: test-compose
+test-compose: build
+	MK8S_COMPOSE_TEST=1 node scripts/run-tests.mjs e2e test/e2e/compose.e2e.test.ts

@@ -50,8 +50,10 @@ build_base() {
   # Busybox's own ip/nsenter/iptables applets must not shadow the real ones: /usr/sbin and /usr/bin first in PATH,
   # and the applet links removed where a real tool exists.
   for n in ip nsenter; do rm -f "$d/bin/$n" "$d/sbin/$n"; done
-  local xt=/usr/lib/x86_64-linux-gnu/xtables
-  xt="$(dirname "$(ldd /usr/sbin/xtables-nft-multi 2>/dev/null | grep -o '/[^ ]*libxtables[^ ]*' | head -n1)")/xtables"
+  # iptables dlopens its match/target extensions from XTABLES_LIBDIR (compiled in as /usr/lib/<triplet>/xtables;
+  # on a usr-merged host ldd reports /lib/..., which is a real directory in this rootfs, so resolve it).
+  local xt
+  xt="$(readlink -f "$(dirname "$(ldd /usr/sbin/xtables-nft-multi 2>/dev/null | grep -o '/[^ ]*libxtables[^ ]*' | head -n1)")/xtables")"
   if [ -d "$xt" ]; then mkdir -p "$d$xt"; cp -a "$xt/." "$d$xt/"; files+=("$xt"/*.so); fi
   [ -d /etc/iproute2 ] && cp -a /etc/iproute2 "$d/etc/"
   # The dynamic loader and every library these link against, at the same paths.
@@ -63,7 +65,7 @@ build_base() {
   tar --numeric-owner --owner=0 --group=0 -C "$d" -c . | docker import \
     --change "ENV MK8S_IMAGE_HASH=$base_hash" \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'WORKDIR /mk8s' --change 'CMD ["sh"]' - mk8s/compose-base:dev >/dev/null
+    --change "ENV XTABLES_LIBDIR=$xt" --change 'WORKDIR /mk8s' --change 'CMD ["sh"]' - mk8s/compose-base:dev >/dev/null
 }
 
 if [ "$(current_hash mk8s/compose-base:dev)" = "$base_hash" ]; then
