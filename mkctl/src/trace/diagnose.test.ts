@@ -1,0 +1,138 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import type * as core from 'kubernetes-types/core/v1.js';
+import type * as apps from 'kubernetes-types/apps/v1.js';
+import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type TraceInput } from './diagnose.js';
+
+const T0 = '2026-11-30T09:00:00Z';
+const node = (name: string, ready = 'True'): core.Node => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { conditions: [{ type: 'Ready', status: ready, reason: ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', message: ready === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.', lastHeartbeatTime: T0, lastTransitionTime: T0 }] } });
+const deploy: apps.Deployment = { metadata: { name: 'web', namespace: 'ns', uid: 'd1', resourceVersion: '10', generation: 1, creationTimestamp: T0, annotations: { 'deployment.kubernetes.io/revision': '1' } }, spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } } } }, status: { observedGeneration: 1 } };
+const rs: apps.ReplicaSet = { metadata: { name: 'web-1', namespace: 'ns', uid: 'r1', annotations: { 'deployment.kubernetes.io/revision': '1' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'd1', controller: true }] }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } } };
+
+function pod(over: { spec?: Partial<core.PodSpec>; status?: core.PodStatus; labels?: Record<string, string> } = {}): core.Pod {
+  return {
+    metadata: { name: 'web-1-a', namespace: 'ns', uid: 'p1', labels: over.labels ?? { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', uid: 'r1', controller: true }] },
+    spec: { containers: [{ name: 'web', image: 'mk8s/test-server' }], ...over.spec },
+    status: over.status ?? {},
+  };
+}
+const running: core.PodStatus = {
+  phase: 'Running', podIP: '10.244.0.5',
+  conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: T0 }, { type: 'Ready', status: 'True', lastTransitionTime: T0 }],
+  containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://sha', ready: true, restartCount: 0, state: { running: { startedAt: T0 } } }],
+};
+const ev = (reason: string, message: string, kind = 'Pod', name = 'web-1-a', type = 'Warning'): core.Event => ({ metadata: { name: `${name}.${reason}`, creationTimestamp: T0 }, involvedObject: { kind, name, namespace: 'ns' }, reason, message, type, lastTimestamp: T0, count: 3 });
+const svc = (selector: Record<string, string>): core.Service => ({ metadata: { name: 'web', namespace: 'ns', uid: 's1', creationTimestamp: T0 }, spec: { selector, clusterIP: '10.96.0.20', ports: [{ port: 80 }] } });
+const slice = (addrs: string[]) => ({ metadata: { name: 'web-x', labels: { 'kubernetes.io/service-name': 'web' }, creationTimestamp: T0 }, addressType: 'IPv4', endpoints: addrs.map((a) => ({ addresses: [a], conditions: { ready: true } })) });
+
+const base = (over: Partial<TraceInput>): TraceInput => ({
+  kind: 'Deployment', name: 'web', namespace: 'ns', deployment: deploy, replicaSets: [rs], nodes: [node('node-1'), node('node-2')], events: [], configMaps: [], secrets: [], services: [], endpointSlices: [], ...over,
+});
+
+describe('trace diagnosis names the first broken link', () => {
+  const cases: { name: string; input: TraceInput; step: string; owner: RegExp; evidence: RegExp }[] = [
+    {
+      name: 'unschedulable pod', step: 'scheduled', owner: /kube-scheduler/, evidence: /didn't match Pod's node affinity\/selector/,
+      input: base({
+        pods: [pod({ spec: { nodeSelector: { disk: 'ssd' } }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: T0 }] } })],
+        events: [ev('FailedScheduling', "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.")],
+      }),
+    },
+    {
+      name: 'missing image', step: 'image', owner: /container runtime/, evidence: /ImagePullBackOff for nope:1.*Failed to pull image/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'nope:1' }] }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'nope:1', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nope:1"' } } }] } })],
+        events: [ev('Failed', 'Failed to pull image "nope:1": no such host'), ev('Failed', 'Error: ImagePullBackOff')],
+      }),
+    },
+    {
+      name: 'crash loop', step: 'started', owner: /application/, evidence: /CrashLoopBackOff, last exit code 3 \(Error\), 4 restarts/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1' }, status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 3, reason: 'Error', finishedAt: T0 } } }] } })],
+      }),
+    },
+    {
+      name: 'failing readiness probe', step: 'ready', owner: /readiness probe/, evidence: /Readiness probe failed: HTTP probe failed with statuscode: 500/,
+      input: base({
+        pods: [pod({
+          spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'mk8s/test-server', readinessProbe: { httpGet: { path: '/ready', port: 8080 } } }] },
+          status: { ...running, conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', reason: 'ContainersNotReady' }], containerStatuses: [{ ...running.containerStatuses![0]!, ready: false }] },
+        })],
+        events: [ev('Unhealthy', 'Readiness probe failed: HTTP probe failed with statuscode: 500')],
+      }),
+    },
+    {
+      name: 'Service whose selector matches nothing', step: 'selector', owner: /Service spec/, evidence: /selector app=wbe matches no pods in namespace ns \(pods here are labelled app=web\)/,
+      input: base({ kind: 'Service', service: svc({ app: 'wbe' }), pods: [pod({ spec: { nodeName: 'node-1' }, status: running })] }),
+    },
+    {
+      name: 'a node that stopped', step: 'node', owner: /kubelet on node-2/, evidence: /node node-2 is NotReady \(Unknown: Kubelet stopped posting node status.\)/,
+      input: base({ nodes: [node('node-1'), node('node-2', 'Unknown')], pods: [pod({ spec: { nodeName: 'node-2' }, status: running })] }),
+    },
+    {
+      name: 'missing ConfigMap referenced by env', step: 'started', owner: /kubelet on node-1/, evidence: /CreateContainerConfigError: configmap "settings" not found \(missing configmap "settings"\)/,
+      input: base({
+        pods: [pod({
+          spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'mk8s/test-server', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'mode' } } }] }] },
+          status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, restartCount: 0, state: { waiting: { reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' } } }] },
+        })],
+      }),
+    },
+    {
+      name: 'no ReplicaSet (controller-manager down)', step: 'replicaset', owner: /deployment controller/, evidence: /no ReplicaSet owned by deployment web/,
+      input: base({ replicaSets: [], pods: [] }),
+    },
+    {
+      name: 'ready pod missing from the endpoints', step: 'endpoints', owner: /endpointslice controller/, evidence: /not in its EndpointSlices/,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1' }, status: running })], services: [svc({ app: 'web' })], endpointSlices: [slice([]) as never] }),
+    },
+    {
+      name: 'kube-proxy has no rules on one node', step: 'kube-proxy', owner: /kube-proxy on node-2/, evidence: /node-2: no KUBE-SERVICES rule/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1' }, status: running })], services: [svc({ app: 'web' })], endpointSlices: [slice(['10.244.0.5']) as never],
+        proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web → KUBE-SVC-X with 1 endpoints' }], 'node-2': [{ node: 'node-2', present: false, endpoints: 0, detail: 'no KUBE-SERVICES rule for ns/web' }] },
+      }),
+    },
+  ];
+  for (const tc of cases) {
+    test(tc.name, () => {
+      const links = diagnose(tc.input);
+      const b = firstBroken(links);
+      assert.ok(b, formatTrace(links));
+      assert.equal(links.at(-1), b, 'stops at the first broken link');
+      assert.equal(b.step, tc.step, formatTrace(links));
+      assert.match(b.owner ?? '', tc.owner);
+      assert.match(b.evidence, tc.evidence);
+      assert.ok(b.hint, 'says what to look at');
+    });
+  }
+
+  test('a healthy chain ends at kube-proxy on every node', () => {
+    const links = diagnose(base({
+      pods: [pod({ spec: { nodeName: 'node-1' }, status: running })], services: [svc({ app: 'web' })], endpointSlices: [slice(['10.244.0.5']) as never],
+      events: [ev('ScalingReplicaSet', 'Scaled up replica set web-1 to 1', 'Deployment', 'web', 'Normal'), ev('SuccessfulCreate', 'Created pod: web-1-a', 'ReplicaSet', 'web-1', 'Normal')],
+      proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web' }], 'node-2': [{ node: 'node-2', present: true, endpoints: 1, detail: 'ns/web' }] },
+    }));
+    assert.equal(firstBroken(links), undefined, formatTrace(links));
+    assert.deepEqual(links.map((l) => l.step), ['stored', 'replicaset', 'pods', 'scheduled', 'node', 'image', 'started', 'ready', 'endpoints', 'kube-proxy']);
+    assert.match(links[0]!.evidence, /uid=d1 resourceVersion=10/);
+  });
+
+  test('formatTrace prints one line per link plus owner and hint for the broken one', () => {
+    const text = formatTrace([{ step: 'stored', status: 'ok', evidence: 'pod/x uid=1' }, { step: 'scheduled', status: 'broken', evidence: 'no', owner: 'kube-scheduler', hint: 'look' }]);
+    assert.equal(text.split('\n').length, 5);
+    assert.match(text, /✗ --:--:--  scheduled  no\n.*owner: kube-scheduler\n.*look at: look/);
+  });
+});
+
+describe('proxy evidence from iptables-save', () => {
+  const nat = [
+    '-A KUBE-SERVICES -d 10.96.0.20/32 -p tcp -m comment --comment "ns/web:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-ABC',
+    '-A KUBE-SVC-ABC ! -s 10.244.0.0/16 -d 10.96.0.20/32 -p tcp -m comment --comment "ns/web:http cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ',
+    '-A KUBE-SVC-ABC -m comment --comment "ns/web:http -> 10.244.0.5:8080" -m statistic --mode random --probability 0.5 -j KUBE-SEP-1',
+    '-A KUBE-SVC-ABC -m comment --comment "ns/web:http -> 10.244.1.5:8080" -j KUBE-SEP-2',
+  ].join('\n');
+  test('counts the endpoints of a Service chain', () => {
+    assert.deepEqual(proxyEvidenceFromIptables('n1', nat, [{ namespace: 'ns', name: 'web' }, { namespace: 'ns', name: 'db' }]).map((e) => [e.present, e.endpoints]), [[true, 2], [false, 0]]);
+  });
+});
