@@ -12,6 +12,8 @@ export interface IptablesRunner {
   restore(input: string, opts: { noflush: boolean }): Promise<void>;
   /** The chain names of a table (from iptables-save). */
   listChains(table: Table): Promise<string[]>;
+  /** iptables-save output of the nat and filter tables, in one call. */
+  save(): Promise<string>;
   /** Inserts rule at the top of chain unless it is there. Idempotent. Returns whether it inserted. */
   ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean>;
   /** Deletes every copy of rule from chain. Idempotent (a missing chain or rule is fine). */
@@ -62,6 +64,12 @@ export class ExecIptablesRunner implements IptablesRunner {
     const r = await this.exec(`${this.bin}-save`, ['-t', table]);
     if (r.code !== 0) throw new Error(`iptables-save -t ${table} failed: ${r.stderr.trim()}`);
     return r.stdout.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? '').filter(Boolean);
+  }
+
+  async save(): Promise<string> {
+    const r = await this.exec(`${this.bin}-save`, []);
+    if (r.code !== 0) throw new Error(`iptables-save failed: ${r.stderr.trim()}`);
+    return r.stdout;
   }
 
   async ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {

@@ -12,7 +12,7 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import type { IptablesRunner } from './iptables.js';
 import type { ProxyMetrics } from './metrics.js';
-import { JUMP_RULES, incrementalRestoreInput, renderCleanup, renderRules, type RenderedRules } from './rules.js';
+import { JUMP_RULES, incrementalRestoreInput, missingJumps, renderCleanup, renderRules, withJumps, type JumpRule, type RenderedRules } from './rules.js';
 import { endpointsByServicePort, servicePorts } from './service-state.js';
 
 export type ServiceObj = Named<Service> & KubeObject;
@@ -95,7 +95,15 @@ export class Proxier {
     const started = this.o.clock.now();
     const full = this.needFull;
     let existing: Iterable<string> = this.knownNatChains;
-    if (full) existing = new Set([...this.knownNatChains, ...(await this.o.iptables.listChains('nat'))]);
+    let jumps: JumpRule[] = [];
+    if (full) {
+      // One iptables-save tells both which of our chains exist and which jumps are missing.
+      const saved = await this.o.iptables.save();
+      const natSection = saved.split('*nat')[1]?.split('COMMIT')[0] ?? '';
+      const natChains = natSection.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? '');
+      existing = new Set([...this.knownNatChains, ...natChains]);
+      jumps = missingJumps(saved);
+    }
     const sps = servicePorts(this.o.services.lister.list());
     const eps = endpointsByServicePort(this.o.endpointSlices.lister.list());
     const r = renderRules({ services: sps, endpoints: eps, clusterCidr: this.o.clusterCidr, existingNatChains: existing });
@@ -108,9 +116,9 @@ export class Proxier {
     }
     // Full: everything (the kernel may have lost anything). Otherwise only what changed since the
     // last successful restore, which is exactly what the kernel holds.
-    const input = full || !this.lastApplied ? r.text : incrementalRestoreInput(this.lastApplied, r);
+    // Missing jumps from the built-in chains ride in the same restore (one exec per sync).
+    const input = full || !this.lastApplied ? withJumps(r.text, jumps) : incrementalRestoreInput(this.lastApplied, r);
     await this.o.iptables.restore(input, { noflush: true });
-    if (full) for (const j of JUMP_RULES) await this.o.iptables.ensureRule(j.table, j.chain, j.args);
     this.lastApplied = r;
     this.knownNatChains = r.natChains;
     this.needFull = false;

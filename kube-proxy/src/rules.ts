@@ -35,6 +35,42 @@ export const JUMP_RULES: readonly JumpRule[] = [
   { table: 'nat', chain: 'POSTROUTING', args: ['-m', 'comment', '--comment', 'kubernetes postrouting rules', '-j', 'KUBE-POSTROUTING'] },
 ];
 
+/** The restore-input form of a jump: quoted where iptables-restore needs it. */
+function jumpArgs(j: JumpRule): string {
+  return j.args.map((a) => (a.includes(' ') ? `"${a}"` : a)).join(' ');
+}
+
+/**
+ * missingJumps reads iptables-save output and returns the jump rules it lacks (a rule counts as
+ * present when its chain has a rule with the same comment jumping to the same target).
+ */
+export function missingJumps(saved: string): JumpRule[] {
+  const tables = new Map<string, string[]>();
+  let table = '';
+  for (const line of saved.split('\n')) {
+    if (line.startsWith('*')) table = line.slice(1).trim();
+    else if (line.startsWith('-A ')) (tables.get(table) ?? tables.set(table, []).get(table)!).push(line);
+  }
+  return JUMP_RULES.filter((j) => {
+    const target = j.args[j.args.length - 1]!;
+    const comment = j.args[j.args.indexOf('--comment') + 1]!;
+    return !(tables.get(j.table) ?? []).some((l) => l.startsWith(`-A ${j.chain} `) && l.endsWith(`-j ${target}`) && l.includes(comment));
+  });
+}
+
+/** withJumps adds `-I <chain> 1 …` lines for jumps to a restore input (our chains exist by then). */
+export function withJumps(text: string, jumps: readonly JumpRule[]): string {
+  if (jumps.length === 0) return text;
+  const out: string[] = [];
+  let table = '';
+  for (const line of text.split('\n')) {
+    if (line.startsWith('*')) table = line.slice(1);
+    if (line === 'COMMIT') for (const j of jumps) if (j.table === table) out.push(`-I ${j.chain} 1 ${jumpArgs(j)}`);
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** Input of {@link renderRules}. */
 export interface RulesInput {
   services: readonly ServicePortInfo[];

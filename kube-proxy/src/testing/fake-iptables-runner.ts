@@ -20,12 +20,27 @@ export class FakeIptablesRunner implements IptablesRunner {
     this.restores.push(input);
     let table: Table = 'filter';
     for (const line of input.split('\n')) {
+      const jump = /^-I (\S+) 1 (.*)$/.exec(line);
+      if (jump) this.rules.add(`${table} ${jump[1]} ${jump[2]!.replace(/"/g, '')}`);
       if (line.startsWith('*')) table = line.slice(1) as Table;
       else if (line.startsWith(':')) this.chains[table].add(line.slice(1).split(' ')[0]!);
       else if (line.startsWith('-X ')) this.chains[table].delete(line.slice(3).trim());
     }
   }
   async listChains(table: Table): Promise<string[]> { return [...this.chains[table]]; }
+  /** iptables-save style: chains and the jump rules (what the proxier reads back). */
+  async save(): Promise<string> {
+    const out: string[] = [];
+    for (const table of ['filter', 'nat'] as const) {
+      out.push(`*${table}`, ...[...this.chains[table]].map((c) => `:${c} - [0:0]`));
+      for (const r of this.rules) {
+        const [t, chain, ...args] = r.split(' ');
+        if (t === table) out.push(`-A ${chain} ${args.join(' ')}`);
+      }
+      out.push('COMMIT');
+    }
+    return out.join('\n');
+  }
   async ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean> {
     const k = `${table} ${chain} ${args.join(' ')}`;
     if (this.rules.has(k)) return false;
