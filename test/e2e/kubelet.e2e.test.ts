@@ -54,7 +54,7 @@ test('a pod reaches Running with a podIP and Ready follows its readiness probe',
   - name: c
     image: busybox
     imagePullPolicy: IfNotPresent
-    command: [sh, -c, "touch /tmp/ready; sleep 6; rm /tmp/ready; exec sleep 3600"]
+    command: [sh, -c, "touch /tmp/ready; sleep 20; rm /tmp/ready; exec sleep 3600"]
     readinessProbe: {exec: {command: [test, -f, /tmp/ready]}, periodSeconds: 1, failureThreshold: 1}`));
   const p = await waitFor(() => { const x = getPod('ready'); return x?.status?.phase === 'Running' && x.status.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? x : undefined; }, { timeoutMs: 120_000, what: 'Ready' });
   assert.match(p.status?.podIP ?? '', /^10\.244\./);
@@ -132,20 +132,20 @@ test('real kubectl logs, logs -f, logs --previous, exec with exit code, exec -i 
   await waitFor(() => f.output().includes(`tick-${n + 2}\n`), { what: 'follow shows new lines' });
   await f.stop();
 
-  const ex = kubectl(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'echo from-exec; exit 3']);
+  const ex = kubectl(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'echo from-exec; exit 3'], { timeoutMs: 120_000 });
   assert.equal(ex.code, 3);
   assert.equal(ex.stdout, 'from-exec\n');
   assert.match(ex.stderr, /command terminated with exit code 3/);
-  const exi = kubectl(['-n', ns, 'exec', '-i', 'logs', '--', 'sh', '-c', 'cat; exit 0'], { input: 'piped-input\n' });
+  const exi = kubectl(['-n', ns, 'exec', '-i', 'logs', '--', 'sh', '-c', 'cat; exit 0'], { input: 'piped-input\n', timeoutMs: 120_000 });
   assert.equal(exi.code, 0);
   assert.equal(exi.stdout, 'piped-input\n');
-  const tty = spawnSync('script', ['-qec', `kubectl --kubeconfig ${KUBECONFIG} -n ${ns} exec -it logs -- sh -c 'tty; exit 5'`, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
+  const tty = spawnSync('script', ['-qec', `kubectl --kubeconfig ${KUBECONFIG} -n ${ns} exec -it logs -- sh -c 'tty; exit 5'`, '/dev/null'], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(tty.status, 5);
   assert.match(tty.stdout, /\/dev\/pts\/\d+/);
 
   // --previous: the container exits (killed by exec), restarts, and the old log stays readable.
   const firstLine = out.split('\n')[0]!;
-  kubectlOk(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'kill 1']);
+  kubectlOk(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'kill 1'], { timeoutMs: 120_000 });
   await waitFor(() => (cs0('logs')?.restartCount ?? 0) >= 1 && cs0('logs')?.state?.running, { timeoutMs: 120_000, what: 'restart' });
   const prev = kubectlOk(['-n', ns, 'logs', 'logs', '--previous']);
   assert.equal(prev.split('\n')[0], firstLine);
