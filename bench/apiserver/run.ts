@@ -25,7 +25,8 @@ const podBody = (ns: string, name: string) => ({
 async function main(): Promise<void> {
   const etcd = await startEtcdCluster({ members: 3 });
   const api = await startTestApiServer({ etcdEndpoints: etcd.endpoints });
-  const raw = new Etcd3({ hosts: etcd.endpoints });
+  // The same receive limit as the apiserver's client (a 10,000-pod range is over gRPC's 4 MiB default).
+  const raw = new Etcd3({ hosts: etcd.endpoints, grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
   const pool = new Pool(api.url, { connections: IN_FLIGHT, pipelining: 1 });
   const post = async (path: string, body: unknown) => {
     const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

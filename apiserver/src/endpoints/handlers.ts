@@ -10,6 +10,7 @@ import {
 import type { Clock } from '@mk8s/component-base';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry, RequestContext, Store } from '../registry/index.js';
+import { encodeObject } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
@@ -378,7 +379,9 @@ function sendList(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r
     if (list.metadata.continue) opts.continue = list.metadata.continue;
     return reply.send(deps.table.toTable(r, list.items, opts));
   }
-  return reply.send(list);
+  // Items from the watch cache carry their JSON already: splice instead of re-serializing the list.
+  const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
+  return reply.send(`${head.slice(0, -1)},"items":[${list.items.map(encodeObject).join(',')}]}`);
 }
 
 function tableOpts(q: Query, resourceVersion: string | undefined) {

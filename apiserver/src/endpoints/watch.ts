@@ -8,6 +8,19 @@ import type { WatchEvent } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, sendError, toApiError } from './status.js';
+import { encodeObject } from '../registry/generic/store.js';
+
+// A shared (frozen) event from the watch cache is encoded once for all its watchers.
+const encodedEvents = new WeakMap<WatchEvent, Buffer>();
+function encodeEvent(ev: WatchEvent): Buffer | string {
+  if (!Object.isFrozen(ev)) return JSON.stringify(ev) + '\n';
+  let b = encodedEvents.get(ev);
+  if (!b) {
+    b = Buffer.from(`{"type":${JSON.stringify(ev.type)},"object":${encodeObject(ev.object as never)}}\n`);
+    encodedEvents.set(ev, b);
+  }
+  return b;
+}
 
 export interface ServeWatchOptions {
   /** Opens the event stream; onProgress receives the store's revision when idle (bookmarks). */
@@ -67,7 +80,7 @@ export async function serveWatch(_req: FastifyRequest, reply: FastifyReply, o: S
     if (raw.writableEnded || raw.destroyed) return;
     const out = ev.type === 'ERROR' || ev.type === 'BOOKMARK' || !o.encode ? ev : o.encode(ev, sent === 0);
     if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') sent++;
-    raw.write(JSON.stringify(out) + '\n');
+    raw.write(encodeEvent(out));
   };
   for (const ev of pending.splice(0)) write(ev);
   try {

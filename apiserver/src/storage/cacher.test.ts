@@ -226,6 +226,34 @@ describe('Cacher', () => {
       assert.deepEqual(cached.items.map((i) => i.metadata.name), ['a']);
       assert.equal(f.under.lists, lists);
       assert.throws(() => { (cached.items[0]!.metadata as { name: string }).name = 'x'; }, TypeError, 'cached objects are frozen');
+      await f.cacher.list('/registry/pods/', { limit: 1 });
+      assert.equal(f.under.lists, lists + 1);
+    } finally { await f.close(); }
+  });
+
+  test('a consistent list is served from the cache once it has caught up, and reflects every acknowledged write', async () => {
+    const f = await fixture();
+    try {
+      const lists = f.under.lists;
+      // No synced(): the cache may still be behind the write; the list must wait for it.
+      await f.cacher.create(key('a'), pod('a'));
+      const first = await f.cacher.list('/registry/pods/', {});
+      assert.deepEqual(first.items.map((i) => i.metadata.name), ['a']);
+      // A write elsewhere advances the store's revision past the pods cache: a progress request catches it up.
+      const other = await f.cacher.create('/registry/configmaps/default/x', { metadata: { name: 'x', namespace: 'default' } });
+      const second = await f.cacher.list('/registry/pods/', {});
+      assert.deepEqual(second.items.map((i) => i.metadata.name), ['a']);
+      assert.ok(Number(second.resourceVersion) >= Number(other.metadata.resourceVersion), second.resourceVersion);
+      await f.cacher.delete(key('a'));
+      assert.deepEqual((await f.cacher.list('/registry/pods/', {})).items, []);
+      assert.equal(f.under.lists, lists, 'served from the cache');
+    } finally { await f.close(); }
+  });
+
+  test('consistentListFromCache: false reads every consistent list from the store', async () => {
+    const f = await fixture({ consistentListFromCache: false });
+    try {
+      const lists = f.under.lists;
       await f.cacher.list('/registry/pods/', {});
       assert.equal(f.under.lists, lists + 1);
     } finally { await f.close(); }

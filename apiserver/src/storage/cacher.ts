@@ -26,6 +26,14 @@ export interface CacherOptions {
   progressIntervalMs?: number;
   /** How long a watch or an RV=0 list waits for a resource's first list. @default 10000 */
   readyTimeoutMs?: number;
+  /**
+   * Serve consistent lists (no resourceVersion, no limit/continue) from the cache once it has
+   * caught up with the store's current revision (upstream 1.31+ ConsistentListFromCache).
+   * @default true
+   */
+  consistentListFromCache?: boolean;
+  /** How long a consistent list waits for the cache to catch up before reading the store. @default 3000 */
+  consistentReadTimeoutMs?: number;
   /** Backoff between failed underlying lists/watches. @default [200, 5000] */
   retryBackoffMs?: [min: number, max: number];
   clock?: Clock;
@@ -38,6 +46,8 @@ interface Resource {
   ready: boolean;
   readyPromise: Promise<void>;
   markReady: () => void;
+  /** Consistent lists waiting for the cache to reach a revision. */
+  waiters: { rv: number; resolve: (ok: boolean) => void }[];
 }
 
 export class Cacher implements Storage {
@@ -71,9 +81,19 @@ export class Cacher implements Storage {
 
   /**
    * resourceVersion '0' without continue: served from the cache (limit ignored, as upstream).
-   * Anything else is a consistent read from the underlying storage.
+   * No resourceVersion, limit or continue: a consistent read, from the cache when it has reached
+   * the store's current revision (so it reflects every write acknowledged before the list),
+   * else from the underlying storage. Anything else reads the underlying storage.
    */
   async list(prefix: string, opts: StorageListOptions = {}): Promise<StorageList> {
+    if (opts.resourceVersion === undefined && !opts.continue && !opts.limit && this.opts.consistentListFromCache !== false) {
+      const r = this.resource(prefix);
+      if (r.ready) {
+        const rev = Number(await this.storage.currentResourceVersion());
+        if (await this.waitFresh(r, rev)) return r.cache.list(prefix, opts.predicate);
+      }
+      return this.storage.list(prefix, opts);
+    }
     if (opts.resourceVersion !== '0' || opts.continue) return this.storage.list(prefix, opts);
     const r = this.resource(prefix);
     try {
@@ -123,12 +143,38 @@ export class Cacher implements Storage {
     const cacheOpts: ConstructorParameters<typeof WatchCache>[0] = { resourcePrefix: prefix, logger: this.log };
     if (this.opts.capacity !== undefined) cacheOpts.capacity = this.opts.capacity;
     if (this.opts.watcherBufferSize !== undefined) cacheOpts.watcherBufferSize = this.opts.watcherBufferSize;
-    r = { prefix, cache: new WatchCache(cacheOpts), ready: false, readyPromise: Promise.resolve(), markReady: () => undefined };
+    r = { prefix, cache: new WatchCache(cacheOpts), ready: false, readyPromise: Promise.resolve(), markReady: () => undefined, waiters: [] };
     this.resetReady(r);
     this.resources.set(prefix, r);
     const res = r;
     this.reflect(res).catch((err: unknown) => this.log.error({ err, prefix }, 'Watch cache stopped'));
     return r;
+  }
+
+  /** Resolves true once r's cache is at rev or newer; false on timeout or relist (caller reads the store). */
+  private waitFresh(r: Resource, rev: number): Promise<boolean> {
+    if (r.cache.resourceVersion >= rev) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let cancel: (() => void) | undefined;
+      const waiter = { rv: rev, resolve: (ok: boolean) => { cancel?.(); resolve(ok); } };
+      r.waiters.push(waiter);
+      cancel = this.clock.setTimeout(() => {
+        r.waiters = r.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, this.opts.consistentReadTimeoutMs ?? 3_000);
+      // An idle resource's cache only advances on progress: ask for it now rather than in 5 s.
+      this.storage.requestWatchProgress?.();
+    });
+  }
+
+  /** Wakes the consistent lists the cache of r has caught up for (after an event or progress). */
+  private advanced(r: Resource): void {
+    if (r.waiters.length === 0) return;
+    const rv = r.cache.resourceVersion;
+    const done = r.waiters.filter((w) => w.rv <= rv);
+    if (done.length === 0) return;
+    r.waiters = r.waiters.filter((w) => w.rv > rv);
+    for (const w of done) w.resolve(r.ready);
   }
 
   private resetReady(r: Resource): void {
@@ -175,6 +221,7 @@ export class Cacher implements Storage {
       // Watchers of an earlier generation cannot be continued across a relist: replace ends them with Expired.
       r.cache.replace(list.items, Number(list.resourceVersion));
       r.markReady();
+      this.advanced(r);
       delay = min;
       this.log.debug({ prefix: r.prefix, items: list.items.length, resourceVersion: list.resourceVersion }, 'Initialized watch cache');
       for (;;) {
@@ -182,9 +229,9 @@ export class Cacher implements Storage {
           const events = this.storage.watch(r.prefix, {
             resourceVersion: String(r.cache.resourceVersion),
             signal: this.stop.signal,
-            onProgress: (rv) => r.cache.progress(Number(rv)),
+            onProgress: (rv) => { r.cache.progress(Number(rv)); this.advanced(r); },
           });
-          for await (const ev of events) { r.cache.process(ev); delay = min; }
+          for await (const ev of events) { r.cache.process(ev); this.advanced(r); delay = min; }
           if (this.stop.signal.aborted) return;
           this.log.warn({ prefix: r.prefix }, 'Watch cache lost its watch, resuming');
         } catch (err) {
@@ -192,6 +239,7 @@ export class Cacher implements Storage {
           if (isResourceExpired(err)) {
             this.log.warn({ err, prefix: r.prefix }, 'Watch cache fell behind compaction, relisting');
             this.resetReady(r);
+            for (const w of r.waiters.splice(0)) w.resolve(false);
             break;
           }
           this.log.warn({ err, prefix: r.prefix }, 'Watch cache watch failed, resuming');

@@ -41,6 +41,7 @@ export class Etcd3Storage implements Storage {
   private readonly backoff: [number, number];
   private readonly stat: Etcd3StorageStats = { watchesStarted: 0, activeWatches: 0, watchReconnects: 0 };
   private readonly closers = new Set<() => void>();
+  private readonly watches = new Set<EtcdWatch>();
 
   constructor(opts: Etcd3StorageOptions) {
     const timeout = opts.requestTimeoutMs ?? 10_000;
@@ -48,7 +49,9 @@ export class Etcd3Storage implements Storage {
       hosts: opts.endpoints ?? ['http://127.0.0.1:2379'],
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
       // The apiserver's etcd client keepalive (30 s / 10 s): a hung member must not hold a watch forever.
-      grpcOptions: { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000 },
+      // Unbounded responses as upstream's client (MaxCallRecvMsgSize = MaxInt32): a full range of
+      // 10,000 pods is ~10 MB, over gRPC's 4 MiB default.
+      grpcOptions: { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.max_receive_message_length': 2 ** 31 - 1 },
     });
     this.log = opts.logger ?? silentLogger();
     this.clock = opts.clock ?? realClock;
@@ -172,6 +175,14 @@ export class Etcd3Storage implements Storage {
     return w.queue;
   }
 
+  /**
+   * Sends a progress_request on every open watch stream; etcd answers with an event-less response
+   * at its current revision, which the watches report as progress (like the periodic notifications).
+   */
+  requestWatchProgress(): void {
+    for (const w of this.watches) w.requestProgress();
+  }
+
   async currentResourceVersion(): Promise<string> {
     const res = await call(() => this.client.kv.range({ key: Buffer.from('\x00'), count_only: true }));
     return String(res.header.revision);
@@ -198,7 +209,7 @@ export class Etcd3Storage implements Storage {
 
   /** @internal used by EtcdWatch */
   watchInternals() {
-    return { client: this.client, log: this.log, clock: this.clock, backoff: this.backoff, stat: this.stat, closers: this.closers };
+    return { client: this.client, log: this.log, clock: this.clock, backoff: this.backoff, stat: this.stat, closers: this.closers, watches: this.watches };
   }
 }
 
@@ -209,7 +220,9 @@ export class Etcd3Storage implements Storage {
 class EtcdWatch {
   readonly queue: WatchQueue;
   private closed = false;
-  private stream: { cancel(): void; end(): void } | undefined;
+  private stream: { cancel(): void; end(): void; write(req: object): unknown } | undefined;
+  /** The current stream has answered its create request (progress requests before that are pointless). */
+  private streaming = false;
   private lastEventRev = 0;          // newest event revision delivered
   private lastProgressRev = 0;       // newest revision etcd vouched for with a progress notification
   private readonly key: Buffer;
@@ -224,10 +237,11 @@ class EtcdWatch {
     this.queue = new WatchQueue({
       signal: opts.signal,
       onProgress: opts.onProgress,
-      onClose: () => { this.closed = true; this.i.closers.delete(closer); this.stream?.cancel(); },
+      onClose: () => { this.closed = true; this.i.closers.delete(closer); this.i.watches.delete(this); this.stream?.cancel(); },
     });
     if (this.queue.done) return;
     this.i.closers.add(closer);
+    this.i.watches.add(this);
     this.run().catch((err: unknown) => this.queue.fail(err));
   }
 
@@ -258,6 +272,11 @@ class EtcdWatch {
     }
   }
 
+  requestProgress(): void {
+    if (!this.streaming || this.closed) return;
+    try { this.stream?.write({ progress_request: {} }); } catch { /* stream breaking: it reconnects */ }
+  }
+
   private nextRev(): number { return Math.max(this.lastEventRev, this.lastProgressRev) + 1; }
 
   /** Runs one gRPC watch stream until it breaks; resolves whether it got as far as being created. Throws Expired. */
@@ -271,6 +290,7 @@ class EtcdWatch {
     }
     if (this.closed) { stream.cancel(); return false; }
     this.stream = stream;
+    this.streaming = false;
     const startRev = this.nextRev();
     let created = false;
     return new Promise<boolean>((resolve, reject) => {
@@ -278,6 +298,7 @@ class EtcdWatch {
       const finish = (err?: unknown) => {
         if (settled) return;
         settled = true;
+        this.streaming = false;
         stream.on('error', () => undefined);                              // late errors after cancel
         stream.cancel();
         if (err) reject(err); else resolve(created);
@@ -289,7 +310,7 @@ class EtcdWatch {
             finish(tooOldResourceVersion(startRev - 1, res.compact_revision));
             return;
           }
-          if (res.created) { created = true; if (!res.canceled) return; }
+          if (res.created) { created = true; this.streaming = true; if (!res.canceled) return; }
           if (res.canceled) {
             this.i.log.warn({ prefix: this.prefix, reason: res.cancel_reason }, 'Etcd canceled watch');
             finish();

@@ -76,6 +76,12 @@ export interface Storage {
   watch(prefix: string, opts: StorageWatchOptions): AsyncIterable<StorageEvent>;
   /** The store's current revision. */
   currentResourceVersion(): Promise<string>;
+  /**
+   * Added for consistent lists from the watch cache: asks every open watch to report progress
+   * (onProgress with the store's current revision) soon, instead of at the next periodic
+   * notification (etcd's progress_request). Optional; best effort.
+   */
+  requestWatchProgress?(): void;
   /** Releases connections. */
   close(): Promise<void>;
 }

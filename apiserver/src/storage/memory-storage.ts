@@ -140,6 +140,8 @@ export class MemoryStorage implements Storage {
   }
 
   /** Test hook: sends a progress mark with the current revision to every watcher. */
+  requestWatchProgress(): void { this.notifyProgress(); }
+
   notifyProgress(): void {
     for (const w of this.watchers) w.queue.progress(String(this.rev));
   }

@@ -17,6 +17,25 @@ import { runMutatingAdmission, runValidatingAdmission, type AdmissionOperation, 
 import { defaultShouldDeleteDuringUpdate, metaOf, type RestStrategy, type StrategyContext, type UpdateTarget } from './strategy.js';
 import { formatTime, generateName } from './names.js';
 
+// Objects and events from the watch cache are shared and deep-frozen, so their typed form and its
+// JSON can be computed once for every list and watcher that sends them (upstream's cachingObject).
+const typedOf = new WeakMap<KubeObject, KubeObject>();               // frozen source → typed object
+const jsonOf = new WeakMap<KubeObject, string>();                   // typed object (of a frozen source) → JSON
+const typedEvents = new WeakMap<object, WatchEvent>();              // frozen storage event → wire event
+
+/**
+ * JSON of an object the Store returned: memoized for objects that came from the watch cache
+ * (treat such results as read-only until sent), plain JSON.stringify otherwise.
+ */
+export function encodeObject(obj: KubeObject): string {
+  let s = jsonOf.get(obj);
+  if (s === undefined) {
+    s = JSON.stringify(obj);
+    if (Object.isFrozen(obj)) jsonOf.set(obj, s);
+  }
+  return s;
+}
+
 /** Per-request facts the Store needs. */
 export interface RequestContext {
   user: UserInfo;
@@ -95,7 +114,14 @@ export class Store {
 
   /** Sets kind and apiVersion (the wire needs them on every object). */
   typed(obj: KubeObject): KubeObject {
-    return { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj };
+    if (!Object.isFrozen(obj)) return { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj };
+    // Shared (cache) object: one frozen typed form for everyone; callers copy before changing.
+    let t = typedOf.get(obj);
+    if (!t) {
+      t = Object.freeze({ apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj });
+      typedOf.set(obj, t);
+    }
+    return t;
   }
 
   private ctxOf(rc: RequestContext): StrategyContext {
@@ -135,7 +161,11 @@ export class Store {
     if (p.onProgress) opts.onProgress = p.onProgress;
     if (p.predicate) opts.predicate = p.predicate;
     for await (const ev of this.storage.watch(this.prefix(namespace), opts)) {
-      yield { type: ev.type, object: this.typed(ev.object) };
+      if (!Object.isFrozen(ev)) { yield { type: ev.type, object: this.typed(ev.object) }; continue; }
+      // The cache hands the same event to every watcher: so does this, and the encoding is shared.
+      let out = typedEvents.get(ev);
+      if (!out) { out = Object.freeze({ type: ev.type, object: this.typed(ev.object) }); typedEvents.set(ev, out); }
+      yield out;
     }
   }
 
