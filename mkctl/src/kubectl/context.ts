@@ -2,7 +2,9 @@
  * What every kubectl-style command shares: the global flags (--kubeconfig, --context,
  * -n/--namespace), a lazily built clientset, and the output streams (injected in tests).
  */
-import { createClientset, loadKubeConfig, restConfigFromKubeConfig, type RestClientset, type KubeConfig } from '@mk8s/client';
+import { existsSync } from 'node:fs';
+import { statePaths } from '../cluster/paths.js';
+import { createClientset, kubeconfigPaths, loadKubeConfig, restConfigFromKubeConfig, type RestClientset, type KubeConfig } from '@mk8s/client';
 
 export interface GlobalFlags { kubeconfig?: string; context?: string; namespace?: string; server?: string }
 
@@ -23,7 +25,13 @@ export class CliContext {
   constructor(readonly flags: GlobalFlags, readonly streams: Streams) {}
 
   kubeconfig(): KubeConfig {
-    this.kc ??= loadKubeConfig(this.flags.kubeconfig);
+    if (!this.kc) {
+      // kubectl's lookup first; then the local cluster's own kubeconfig so `make up` then `mkctl get pods` just works.
+      const paths = kubeconfigPaths(this.flags.kubeconfig);
+      const local = statePaths().kubeconfig;
+      const path = this.flags.kubeconfig ?? (!process.env['KUBECONFIG'] && !paths.some((p) => existsSync(p)) && existsSync(local) ? local : undefined);
+      this.kc = loadKubeConfig(path);
+    }
     return this.kc;
   }
 

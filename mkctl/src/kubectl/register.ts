@@ -11,6 +11,7 @@ import { registerNodes } from './commands/nodes.js';
 import { registerMetadata } from './commands/metadata.js';
 import { registerMisc } from './commands/misc.js';
 import { registerTrace } from '../trace/trace-command.js';
+import { registerDoctor } from '../doctor/doctor-command.js';
 
 export function registerKubectlCommands(program: Command, ctx: () => CliContext): void {
   registerGet(program, ctx);
@@ -23,4 +24,5 @@ export function registerKubectlCommands(program: Command, ctx: () => CliContext)
   registerMetadata(program, ctx);
   registerMisc(program, ctx);
   registerTrace(program, ctx);
+  registerDoctor(program, ctx);
 }
