@@ -4,13 +4,13 @@
  * cleans up what no pod owns, registers the Node and heartbeats, and serves the kubelet API.
  */
 import { mkdir } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
 import type { Server } from 'node:http';
 import { realClock, silentLogger, serveHealth, newRegistry, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { newInformerFactory, createEventRecorder, type Clientset, type EventRecorder, type SharedInformerFactory } from '@mk8s/client';
 import { ConfigMaps, Nodes, Pods, Secrets, isNotFound, type Pod } from '@mk8s/api';
 import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
-import { POD_UID_LABEL } from './labels.js';
 import { NodeStatusManager } from './node-status.js';
 import type { ConfigMapObj, NodeObj, PodObj, SecretObj } from './objects.js';
 import { GenericPleg } from './pleg.js';
@@ -45,7 +45,7 @@ export interface KubeletConfig {
   clusterDomain?: string;
   /** PLEG relist period. @default 1000 */
   relistPeriodMs?: number;
-  /** Every pod is synced at least this often (ConfigMap/Secret volumes refresh). @default 10_000 */
+  /** Every pod is synced at least this often (ConfigMap/Secret volumes refresh). @default 20_000 */
   resyncPeriodMs?: number;
   /** Orphan cleanup period. @default 2000 */
   housekeepingPeriodMs?: number;
@@ -163,16 +163,21 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
 
   const housekeeping = async () => {
     if (!podInformer.hasSynced()) return;
-    const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
-    const owners = new Set<string>();
-    for (const s of sandboxes) owners.add(s.labels[POD_UID_LABEL] ?? s.metadata.uid);
-    for (const c of containers) { const u = c.labels[POD_UID_LABEL]; if (u) owners.add(u); }
+    // The PLEG's last relist already knows every owner; listing again would double Docker's load.
+    const owners = pleg.podUids();
     for (const uid of owners) if (!pods.has(uid) && !workers.isRunning(uid)) workers.enqueue(uid);
   };
 
   podInformer.addEventHandler({
     onAdd: (p) => { const uid = p.metadata.uid ?? ''; pods.set(uid, p); workers.enqueue(uid); },
-    onUpdate: (_o, p) => { const uid = p.metadata.uid ?? ''; pods.set(uid, p); workers.enqueue(uid); },
+    onUpdate: (o, p) => {
+      const uid = p.metadata.uid ?? '';
+      pods.set(uid, p);
+      // Status-only updates (mostly our own writes) need no sync: PLEG and probes cover the runtime side.
+      const same = o.metadata.uid === p.metadata.uid && o.metadata.deletionTimestamp === p.metadata.deletionTimestamp &&
+        isDeepStrictEqual(o.spec, p.spec) && isDeepStrictEqual(o.metadata.labels, p.metadata.labels) && isDeepStrictEqual(o.metadata.annotations, p.metadata.annotations);
+      if (!same) workers.enqueue(uid);
+    },
     onDelete: (p) => { const uid = p.metadata.uid ?? ''; pods.delete(uid); workers.enqueue(uid); },
   });
   nodeInformer.addEventHandler({ onAdd: (n) => nodeStatus.onNode(n), onUpdate: (_o, n) => nodeStatus.onNode(n) });
@@ -227,7 +232,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         })());
         loops.push((async () => {
           while (!signal.aborted) {
-            await clock.sleep(cfg.resyncPeriodMs ?? 10_000, signal).catch(() => undefined);
+            await clock.sleep(cfg.resyncPeriodMs ?? 20_000, signal).catch(() => undefined);
             for (const uid of pods.keys()) workers.enqueue(uid);
           }
         })());

@@ -71,6 +71,9 @@ export class GenericPleg {
     return events;
   }
 
+  /** Pod uids that owned a container or sandbox at the last relist (housekeeping reads this instead of listing again). */
+  podUids(): Set<string> { return new Set([...this.last.values()].map((x) => x.podUid).filter(Boolean)); }
+
   /** Healthy while relists keep succeeding (upstream: within 3 minutes). */
   healthy(): boolean { return this.o.clock.now() - this.lastRelistMs < 3 * 60_000; }
 
