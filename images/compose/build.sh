@@ -82,7 +82,7 @@ if [ "$(current_hash mk8s/compose:dev)" = "$compose_hash" ]; then
   echo "images: mk8s/compose:dev up to date"
 else
   log="$(mktemp)"
-  DOCKER_BUILDKIT=0 docker build -q --build-arg "MK8S_IMAGE_HASH=$compose_hash" -t mk8s/compose:dev "$here" >"$log" 2>&1 \
+  DOCKER_BUILDKIT=0 docker build -q --build-arg "MK8S_COMPOSE_HASH=$compose_hash" -t mk8s/compose:dev "$here" >"$log" 2>&1 \
     || { cat "$log" >&2; rm -f "$log"; exit 1; }
   rm -f "$log"
   echo "images: mk8s/compose:dev built ($(docker image inspect --format '{{.Id}}' mk8s/compose:dev | cut -c1-19))"
