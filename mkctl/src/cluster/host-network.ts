@@ -47,6 +47,10 @@ export function ensureNodeNetwork(n: NodePlan): void {
   run('ip', ['-n', n.netns, 'link', 'set', 'lo', 'up']);
   // Forwarding is per namespace: the node routes between its pods' bridge and eth0.
   run('ip', ['netns', 'exec', n.netns, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+  // Service IPs route to the host (whose blackhole drops whatever kube-proxy did not DNAT), as a
+  // real node's default route would: without a route the kernel answers "network unreachable"
+  // before kube-proxy's REJECT for a Service without endpoints can run.
+  run('ip', ['-n', n.netns, 'route', 'replace', SERVICE_NETWORK, 'via', HOST_BRIDGE_IP]);
 }
 
 /** Removes node n's namespace and veth. */
