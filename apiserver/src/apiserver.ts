@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Component, type Logger } from '@mk8s/component-base';
+import { createLogger, realClock, type Component, type Logger } from '@mk8s/component-base';
 import type { FastifyInstance } from 'fastify';
 import { registryPrefix } from '@mk8s/api';
 import { buildApiServer, SERVED_RESOURCES, type ApiServerOptions } from './server.js';
@@ -15,6 +15,8 @@ import { Cacher } from './storage/cacher.js';
 import { startCompactor } from './storage/compactor.js';
 import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
+import { buildSecurity, type SecurityConfig } from './auth/security.js';
+import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
 
 export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
   /** etcd client URLs. */
@@ -36,6 +38,10 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
    * with an injected `storage`. @default 300000 (5 minutes)
    */
   etcdCompactionIntervalMs?: number;
+  /** Authentication/authorization flags (auth/security.ts). @default none: anonymous, AlwaysAllow */
+  security?: SecurityConfig;
+  /** Serve HTTPS on every bind address instead of HTTP. @default plain HTTP */
+  tls?: TlsServingOptions;
 }
 
 export interface ApiServerComponent extends Component {
@@ -72,13 +78,29 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, ...opts } = cfg;
-        app = await buildApiServer({ ...opts, storage, logger: log });
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, ...opts } = cfg;
+        const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
+        app = await buildApiServer({
+          ...opts, storage, logger: log,
+          ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),
+          ...(sec?.authorizers ? { authorizers: sec.authorizers } : {}),
+          ...(sec ? { admission: [...(opts.admission ?? []), ...sec.admission], plugins: [...(opts.plugins ?? []), ...sec.plugins] } : {}),
+        });
         const hosts = cfg.bindAddresses?.length ? cfg.bindAddresses : ['127.0.0.1'];
-        await app.listen({ host: hosts[0]!, port: cfg.port ?? 6443 });
-        const port = (app.server.address() as AddressInfo).port;
-        urls.push(urlOf(hosts[0]!, port));
-        for (const host of hosts.slice(1)) {
+        let port: number;
+        if (cfg.tls) {
+          // HTTPS servers feed the fastify instance, which itself listens nowhere.
+          await app.ready();
+          const served = await listenTls(app, hosts, cfg.port ?? 6443, cfg.tls);
+          extra.push(...served.servers);
+          urls.push(...served.urls);
+          port = served.port;
+        } else {
+          await app.listen({ host: hosts[0]!, port: cfg.port ?? 6443 });
+          port = (app.server.address() as AddressInfo).port;
+          urls.push(urlOf(hosts[0]!, port));
+        }
+        for (const host of cfg.tls ? [] : hosts.slice(1)) {
           // Further addresses feed the same fastify instance (requests and upgrades).
           const s = createServer();
           const main = app.server;

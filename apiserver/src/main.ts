@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
 import { createApiServer, parseDurationMs } from './apiserver.js';
+import { securityFromFlags } from './auth/flags.js';
 
 const splitList = (vs: readonly string[]): string[] => vs.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 
@@ -25,6 +26,14 @@ async function main(): Promise<void> {
       'max-requests-inflight': { type: 'string' },
       'max-mutating-requests-inflight': { type: 'string' },
       'service-node-port-range': { type: 'string' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'token-auth-file': { type: 'string' },
+      'service-account-key-file': { type: 'string', multiple: true },
+      'service-account-issuer': { type: 'string' },
+      'authorization-mode': { type: 'string' },
+      'anonymous-auth': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
     },
     strict: true,
@@ -48,6 +57,7 @@ async function main(): Promise<void> {
   const mutatingLimit = Number(values['max-mutating-requests-inflight'] ?? env('max-mutating-requests-inflight') ?? 200);
   if (!Number.isInteger(readonlyLimit) || !Number.isInteger(mutatingLimit)) throw new Error('invalid --max-requests-inflight / --max-mutating-requests-inflight');
   const compaction = parseDurationMs(values['etcd-compaction-interval'] ?? env('etcd-compaction-interval') ?? '5m');
+  const secure = securityFromFlags((k) => { const v = (values as Record<string, string | string[] | boolean | undefined>)[k]; return typeof v === 'string' || Array.isArray(v) ? v : undefined; }, env);
   const signal = setupSignalHandler();
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
@@ -56,6 +66,7 @@ async function main(): Promise<void> {
     ...(cidr ? { serviceClusterIPRange: cidr } : {}),
     ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
+    ...secure,
   })]);
 }
 

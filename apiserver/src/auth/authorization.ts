@@ -37,12 +37,14 @@ export class AlwaysAllowAuthorizer implements Authorizer {
   authorize(): Promise<{ decision: Decision }> { return Promise.resolve({ decision: 'Allow' }); }
 }
 
-/** Runs the chain; the first Allow or Deny wins. */
+/** Runs the chain; the first Allow or Deny wins. With none, the NoOpinion reasons are joined (upstream's union). */
 export async function authorize(chain: readonly Authorizer[], attrs: AuthorizationAttributes): Promise<{ allowed: boolean; reason: string }> {
+  const reasons: string[] = [];
   for (const a of chain) {
     const r = await a.authorize(attrs);
     if (r.decision === 'Allow') return { allowed: true, reason: r.reason ?? '' };
     if (r.decision === 'Deny') return { allowed: false, reason: r.reason ?? '' };
+    if (r.reason) reasons.push(r.reason);
   }
-  return { allowed: false, reason: '' };
+  return { allowed: false, reason: reasons.join('\n') };
 }

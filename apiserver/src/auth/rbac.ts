@@ -88,17 +88,26 @@ export class RbacAuthorizer implements Authorizer {
     return out;
   }
 
-  /** A ClusterRole's rules, plus those of the ClusterRoles its aggregationRule selects. */
-  async clusterRoleRules(name: string): Promise<PolicyRule[]> {
+  /** A namespaced Role's rules ([] when it does not exist). */
+  async rulesForRole(namespace: string, name: string): Promise<PolicyRule[]> {
+    return rulesOf(await this.source.getRole(namespace, name));
+  }
+
+  /**
+   * A ClusterRole's rules, plus those of the ClusterRoles its aggregationRule selects, recursively
+   * (upstream's controller materializes edit into admin the same way).
+   */
+  async clusterRoleRules(name: string, seen: Set<string> = new Set()): Promise<PolicyRule[]> {
+    if (seen.has(name)) return [];
+    seen.add(name);
     const role = await this.source.getClusterRole(name);
     if (!role) return [];
     const selectors = ((role['aggregationRule'] as { clusterRoleSelectors?: LabelSelector[] } | undefined)?.clusterRoleSelectors) ?? [];
     if (selectors.length === 0) return rulesOf(role);
     const out = [...rulesOf(role)];
     for (const other of await this.source.listClusterRoles()) {
-      if (other.metadata.name === name) continue;
       const labels = other.metadata.labels ?? {};
-      if (selectors.some((s) => safeMatch(s, labels))) out.push(...rulesOf(other));
+      if (selectors.some((s) => safeMatch(s, labels))) out.push(...await this.clusterRoleRules(other.metadata.name, seen));
     }
     return out;
   }
