@@ -199,6 +199,6 @@ describe('pod networking and Services on 2 nodes', { timeout: 600_000 }, () => {
     assert.deepEqual(ask(url, 1), [''], 'the ClusterIP is dead without its rules');
     const up = spawnSync(process.execPath, [join(ROOT, 'mkctl/dist/main.js'), 'cluster', 'up', '--nodes', '2'], { encoding: 'utf8', timeout: 180_000 });
     assert.equal(up.status, 0, up.stdout + up.stderr);
-    await waitFor(() => ask(url, 1)[0], { timeoutMs: 30_000, what: 'the ClusterIP to answer again' });
+    await waitFor(() => ask(url, 1)[0], { timeoutMs: 60_000, what: 'the ClusterIP to answer again' });
   });
 });
