@@ -17,6 +17,7 @@ import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
 import { buildSecurity, type SecurityConfig } from './auth/security.js';
 import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
+import { EncryptingStorage, loadEncryptionConfig } from './auth/encryption.js';
 
 export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
   /** etcd client URLs. */
@@ -42,6 +43,8 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
   security?: SecurityConfig;
   /** Serve HTTPS on every bind address instead of HTTP. @default plain HTTP */
   tls?: TlsServingOptions;
+  /** EncryptionConfiguration file (--encryption-provider-config): encrypts those resources in etcd. @default none */
+  encryptionProviderConfig?: string;
 }
 
 export interface ApiServerComponent extends Component {
@@ -73,12 +76,13 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
     async run(signal: AbortSignal): Promise<void> {
       const ownStorage = !cfg.storage;
       const etcd = cfg.storage ? undefined : new Etcd3Storage({ endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }) });
-      const cacher = etcd ? new Cacher({ storage: etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
+      const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
+      const cacher = etcd ? new Cacher({ storage: encryption ? new EncryptingStorage(etcd, encryption) : etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, ...opts } = cfg;
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, ...opts } = cfg;
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
           ...opts, storage, logger: log,

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
       'service-account-issuer': { type: 'string' },
       'authorization-mode': { type: 'string' },
       'anonymous-auth': { type: 'string' },
+      'encryption-provider-config': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
     },
     strict: true,
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
     ...secure,
+    ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);
 }
 
