@@ -51,10 +51,11 @@ export function registerNodes(program: Command, ctx: () => CliContext): void {
     .option('--grace-period <s>', 'seconds given to each pod to terminate gracefully', '-1')
     .option('--timeout <duration>', 'the length of time to wait before giving up (0: infinite)', '0s')
     .option('--disable-eviction', 'delete pods instead of evicting them')
-    .action(async (name: string, o: { ignoreDaemonsets?: boolean; deleteEmptydirData?: boolean; force?: boolean; gracePeriod: string; timeout: string; disableEviction?: boolean }) => {
+    .option('--pod-selector <selector>', 'only evict pods matching this label selector')
+    .action(async (name: string, o: { podSelector?: string; ignoreDaemonsets?: boolean; deleteEmptydirData?: boolean; force?: boolean; gracePeriod: string; timeout: string; disableEviction?: boolean }) => {
       const c = ctx();
       await setUnschedulable(c, name, true);
-      const pods = await listObjects<core.Pod & KubeObject>(c.client, Pods, undefined, { fieldSelector: `spec.nodeName=${name}` });
+      const pods = await listObjects<core.Pod & KubeObject>(c.client, Pods, undefined, { fieldSelector: `spec.nodeName=${name}`, ...(o.podSelector ? { labelSelector: o.podSelector } : {}) });
       const plan = planDrain(pods, { ignoreDaemonsets: !!o.ignoreDaemonsets, deleteEmptydirData: !!o.deleteEmptydirData, force: !!o.force });
       if (plan.errors.length) throw new CliError(`error: unable to drain node "${name}" due to error: [${plan.errors.join(', ')}], continuing command...\nThere are pending nodes to be drained:\n ${name}\n${plan.errors.map((e) => `error: ${e}`).join('\n')}`);
       for (const w of plan.warnings) c.printErr(`Warning: ${w}\n`);
