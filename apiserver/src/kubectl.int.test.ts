@@ -68,6 +68,17 @@ describe('kubectl against the apiserver', () => {
     assert.equal(await ok('get', 'deploy', 'web', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.metadata.generation}'), 'nginx:1.26 2');
   });
 
+  test('apply --server-side removes a field dropped from the manifest', async () => {
+    const file = join(dir, 'ssa.yaml');
+    const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    app: ssa\ndata:\n${data}`;
+    await writeFile(file, cm('  a: "1"\n  b: "2"\n'));
+    assert.match(await ok('apply', '--server-side', '-f', file), /configmap\/ssa serverside-applied/);
+    await ok('label', 'configmap', 'ssa', 'other=x');
+    await writeFile(file, cm('  a: "1"\n'));
+    assert.match(await ok('apply', '--server-side', '-f', file), /configmap\/ssa serverside-applied/);
+    assert.equal(await ok('get', 'configmap', 'ssa', '-o', 'jsonpath={.data} {.metadata.labels}'), '{"a":"1"} {"app":"ssa","other":"x"}');
+  });
+
   test('get prints server-side tables', async () => {
     const out = await ok('get', 'deploy');
     assert.match(out, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE/);

@@ -336,14 +336,44 @@ describe('resource CRUD', () => {
     assert.match(body.message, /^Deployment.apps "neg" is invalid: /);
   });
 
-  test('apply-patch+yaml creates a missing object, then merges', async (t) => {
+  test('apply-patch+yaml creates a missing object, then applies', async (t) => {
     const { app } = await setup(t);
     const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  a: "1"\n';
     const first = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/ssa?fieldManager=me', payload: yaml, headers: { 'content-type': 'application/apply-patch+yaml' } });
     assert.equal(first.statusCode, 201, first.body);
     const second = await app.inject({ method: 'PATCH', url: '/api/v1/namespaces/default/configmaps/ssa?fieldManager=me', payload: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa' }, data: { b: '2' } }), headers: { 'content-type': 'application/apply-patch+yaml' } });
     assert.equal(second.statusCode, 200, second.body);
-    assert.deepEqual(second.json().data, { a: '1', b: '2' });
+    assert.deepEqual(second.json().data, { b: '2' });             // the same manager no longer applies a
+  });
+
+  test('server-side apply removes fields its manager applied before and no longer applies, keeps others', async (t) => {
+    const { app } = await setup(t);
+    const url = '/api/v1/namespaces/default/configmaps/ssa2';
+    const apply = (manager: string, data: Record<string, string>, labels?: Record<string, string>) => app.inject({
+      method: 'PATCH', url: `${url}?fieldManager=${manager}`, headers: { 'content-type': 'application/apply-patch+yaml' },
+      payload: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa2', ...(labels ? { labels } : {}) }, data }),
+    });
+    assert.equal((await apply('a', { x: '1', y: '2' }, { keep: 'me', drop: 'me' })).statusCode, 201);
+    assert.equal((await apply('b', { z: '3' })).statusCode, 200);
+    // A field another manager set by a plain update is not this manager's to remove.
+    await app.inject({ method: 'PATCH', url, headers: { 'content-type': 'application/merge-patch+json' }, payload: { data: { w: '0' } } });
+    const res = await apply('a', { x: '1' }, { keep: 'me' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().data, { x: '1', z: '3', w: '0' });
+    assert.deepEqual(res.json().metadata.labels, { keep: 'me' });
+    const mf = res.json().metadata.managedFields as { manager: string; operation: string; fieldsV1: unknown }[];
+    assert.deepEqual(mf.map((m) => `${m.manager}/${m.operation}`).sort(), ['a/Apply', 'b/Apply']);
+    assert.deepEqual(mf.find((m) => m.manager === 'a')!.fieldsV1, { 'f:data': { 'f:x': {} }, 'f:metadata': { 'f:labels': { 'f:keep': {} } } });
+    // A field both managers apply stays while one still applies it.
+    await apply('b', { z: '3', x: '1' });
+    const last = await apply('a', {});
+    assert.deepEqual(last.json().data, { x: '1', z: '3', w: '0' });
+    // A PUT without managedFields keeps them.
+    const cur = last.json();
+    delete cur.metadata.managedFields;
+    const put = await app.inject({ method: 'PUT', url, payload: cur });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.equal(put.json().metadata.managedFields.length, 2);
   });
 
   test('eviction deletes a pod gracefully', async (t) => {

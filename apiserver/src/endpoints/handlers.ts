@@ -13,6 +13,7 @@ import type { Registry, RequestContext, Store } from '../registry/index.js';
 import { encodeObject } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
+import { appliedFields, serverSideApply, toFieldsV1 } from '../registry/generic/apply.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
 import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
 import { decodeBody, decodeObject, patchTypeOf } from './body.js';
@@ -226,6 +227,8 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
       if (err instanceof ApiError && err.reason === 'NotFound' && target === 'main') {
         const body = structuredClone(patch) as KubeObject;
         body.metadata = { ...(body.metadata ?? {}), name };
+        (body.metadata as unknown as { managedFields: unknown[] }).managedFields = [{ manager: rc.fieldManager ?? 'unknown', operation: 'Apply',
+          apiVersion: apiVersionOf(r), time: formatNow(deps.clock), fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(appliedFields(patch)) }];
         if (body.metadata.name !== name) throw new ApiError('BadRequest', `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
         return { object: await store.create(rc, ns, body), created: true };
       }
@@ -235,7 +238,9 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
   const compute = (current: KubeObject | undefined): KubeObject => {
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const base = structuredClone(current);
-    const patched = applyPatch(type, base, patch, r) as KubeObject;
+    const patched = (type === 'apply'
+      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock))
+      : applyPatch(type, base, patch, r)) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
     if (type !== 'apply') checkPatchedFields(deps, r, current, patched, q, rc);
     patched.metadata = (patched.metadata ?? {}) as KubeObject['metadata'];
@@ -255,6 +260,11 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     return patched;
   };
   return store.updateWith(rc, ns, name, compute, target, patchRv !== undefined || type === 'json');
+}
+
+/** metav1.Time of now (seconds precision, UTC). */
+function formatNow(clock: Clock): string {
+  return new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 // ---- lists, selectors, options ----

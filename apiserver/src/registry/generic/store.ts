@@ -335,6 +335,8 @@ export class Store {
       if (cm.deletionTimestamp) nm.deletionTimestamp = cm.deletionTimestamp; else delete nm.deletionTimestamp;
       if (cm.deletionGracePeriodSeconds !== undefined) nm.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds; else delete nm.deletionGracePeriodSeconds;
       if (cm.generation !== undefined) nm.generation = cm.generation; else delete nm.generation;
+      // An update that leaves managedFields out keeps them (upstream: nil managedFields = unchanged).
+      if (nm.managedFields === undefined && cm.managedFields !== undefined) nm.managedFields = structuredClone(cm.managedFields);
       delete nm['selfLink'];
       if (cm.deletionTimestamp) {
         const added = (nm.finalizers ?? []).filter((f) => !(cm.finalizers ?? []).includes(f));
