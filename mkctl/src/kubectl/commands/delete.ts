@@ -10,7 +10,7 @@ import { targets } from './apply.js';
 
 interface DeleteFlags {
   filename?: string[]; recursive?: boolean; selector?: string; all?: boolean; allNamespaces?: boolean;
-  cascade?: string; gracePeriod?: string; force?: boolean; wait?: boolean; ignoreNotFound?: boolean; now?: boolean;
+  cascade?: string; gracePeriod?: string; force?: boolean; wait?: boolean | string; ignoreNotFound?: boolean; now?: boolean;
   fieldSelector?: string; timeout?: string;
 }
 
@@ -27,7 +27,7 @@ export function registerDelete(program: Command, ctx: () => CliContext): void {
     .option('--grace-period <seconds>', 'seconds given to the resource to terminate gracefully (-1: the default)', '-1')
     .option('--now', 'grace period 1: immediate shutdown')
     .option('--force', 'immediate deletion (with --grace-period=0)')
-    .option('--no-wait', 'do not wait for the resources to be gone')
+    .option('--wait [bool]', 'wait for the resources to be gone (--wait=false: do not)', 'true')
     .option('--timeout <duration>', 'how long to wait for deletion', '0s')
     .option('--ignore-not-found', 'treat not found as success')
     .action(async (args: string[], o: DeleteFlags) => { await runDelete(ctx(), args, o); });
@@ -82,7 +82,7 @@ async function runDelete(ctx: CliContext, args: string[], o: DeleteFlags): Promi
       ctx.printErr(`${formatApiError(e)}\n`);
     }
   }
-  if (o.wait !== false && deleted.length) await waitGone(ctx, deleted, parseDurationMs(o.timeout ?? '0s'));
+  if (o.wait !== false && o.wait !== 'false' && deleted.length) await waitGone(ctx, deleted, parseDurationMs(o.timeout ?? '0s'));
   if (failed) process.exitCode = 1;
 }
 
