@@ -120,7 +120,7 @@ test('real kubectl logs, logs -f, logs --previous, exec with exit code, exec -i 
   - name: c
     image: busybox
     imagePullPolicy: IfNotPresent
-    command: [sh, -c, "echo first-$(cat /proc/sys/kernel/random/uuid | cut -c1-4); i=0; while true; do i=$((i+1)); echo tick-$i; sleep 1; done"]`));
+    command: [sh, -c, "echo first-$(cat /proc/sys/kernel/random/uuid | cut -c1-4); i=0; while true; do i=$((i+1)); echo tick-$i; [ -f /tmp/stop ] && exit 1; sleep 1; done"]`));
   await waitFor(() => cs0('logs')?.state?.running, { timeoutMs: 120_000, what: 'Running' });
   const out = await waitFor(() => { const r = kubectl(['-n', ns, 'logs', 'logs']); return r.code === 0 && r.stdout.includes('tick-2') ? r.stdout : undefined; }, { what: 'logs' });
   assert.match(out, /^first-/);
@@ -143,9 +143,10 @@ test('real kubectl logs, logs -f, logs --previous, exec with exit code, exec -i 
   assert.equal(tty.status, 5);
   assert.match(tty.stdout, /\/dev\/pts\/\d+/);
 
-  // --previous: the container exits (killed by exec), restarts, and the old log stays readable.
+  // --previous: the container exits (asked through exec; PID 1 ignores SIGTERM), restarts, and
+  // the old log stays readable.
   const firstLine = out.split('\n')[0]!;
-  kubectlOk(['-n', ns, 'exec', 'logs', '--', 'sh', '-c', 'kill 1'], { timeoutMs: 120_000 });
+  kubectlOk(['-n', ns, 'exec', 'logs', '--', 'touch', '/tmp/stop'], { timeoutMs: 120_000 });
   await waitFor(() => (cs0('logs')?.restartCount ?? 0) >= 1 && cs0('logs')?.state?.running, { timeoutMs: 120_000, what: 'restart' });
   const prev = kubectlOk(['-n', ns, 'logs', 'logs', '--previous']);
   assert.equal(prev.split('\n')[0], firstLine);
