@@ -52,11 +52,18 @@ export function decodeBody(body: unknown, contentType: string | undefined): unkn
     if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
       try { return JSON.parse(text) as unknown; } catch { /* not JSON after all: YAML below */ }
     }
+    let doc: unknown;
     try {
-      return yaml.load(text);
+      doc = yaml.load(text);
     } catch (err) {
       throw new ApiError('BadRequest', `error converting YAML to JSON: ${(err as Error).message}`);
     }
+    // Aliases make a small document expand into billions of nodes ("billion laughs"): count the
+    // expanded size with a budget before anything walks it (upstream's yaml limits alias expansion too).
+    if (!withinExpandedSize(doc, MAX_YAML_EXPANDED_NODES)) {
+      throw new ApiError('RequestEntityTooLarge', 'error converting YAML to JSON: yaml: document is too large after alias expansion');
+    }
+    return doc;
   }
   throw new ApiError('UnsupportedMediaType',
     `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
@@ -78,4 +85,18 @@ export function decodeObject(body: unknown, contentType: string | undefined): Re
     throw new ApiError('BadRequest', `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct`);
   }
   return v as Record<string, unknown>;
+}
+
+/** Budget of nodes a YAML body may expand to (aliases counted every time they are referenced). */
+const MAX_YAML_EXPANDED_NODES = 1_000_000;
+
+function withinExpandedSize(v: unknown, budget: number): boolean {
+  const stack: unknown[] = [v];
+  let n = 0;
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (++n > budget) return false;
+    if (Array.isArray(x)) { for (const y of x) stack.push(y); } else if (x && typeof x === 'object') { for (const y of Object.values(x)) stack.push(y); }
+  }
+  return true;
 }
