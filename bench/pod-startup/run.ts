@@ -63,7 +63,7 @@ async function deleteAll(names: string[]): Promise<void> {
 /** The floor: docker create+start of a pause container and the app container in its network. */
 async function dockerPod(tag: string): Promise<number> {
   const t = performance.now();
-  const { stdout } = await exec('docker', ['create', '--label', 'mk8s-bench=pod-startup', '--network', 'none', '--name', `${tag}-pause`, 'mk8s/pause:3.9']);
+  const { stdout } = await exec('docker', ['create', '--label', 'mk8s-bench=pod-startup', '--network', 'none', '--ipc', 'shareable', '--name', `${tag}-pause`, 'mk8s/pause:3.9']);
   const pause = stdout.trim();
   await exec('docker', ['start', pause]);
   const app = (await exec('docker', ['create', '--label', 'mk8s-bench=pod-startup', '--network', `container:${pause}`, '--ipc', `container:${pause}`, '--name', `${tag}-app`, IMAGE, 'sleep', '3600'])).stdout.trim();
