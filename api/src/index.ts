@@ -11,3 +11,4 @@ export * from './defaults/index.js';
 export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './equality.js';
+export { humanDuration, translateTimestampSince } from './duration.js';

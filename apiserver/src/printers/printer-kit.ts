@@ -2,7 +2,7 @@
 import type { Container, KubeObject, LabelSelector } from '@mk8s/api';
 import { selectorToString } from '@mk8s/api';
 import type { TableColumnDefinition, TableRowCondition } from './table.js';
-import { translateTimestampSince } from './duration.js';
+import { translateTimestampSince } from '@mk8s/api';
 
 export interface Printer {
   columns: readonly TableColumnDefinition[];

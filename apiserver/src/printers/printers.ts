@@ -8,7 +8,7 @@ import type {
   PriorityClass, ReplicaSet, ResourceDescriptor, Secret, Service, ServiceAccount, Container,
 } from '@mk8s/api';
 import type { TableRowCondition } from './table.js';
-import { translateTimestampSince } from './duration.js';
+import { translateTimestampSince } from '@mk8s/api';
 import {
   AGE, CONTAINERS, IMAGES, NAME, age, col, containerCells, define, formatLabels, selectorText, wide, type Printer,
 } from './printer-kit.js';

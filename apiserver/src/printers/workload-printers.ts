@@ -5,7 +5,7 @@
  */
 import type { Container, LabelSelector } from '@mk8s/api';
 import { formatLabelSelector } from '@mk8s/api';
-import { humanDuration, translateTimestampSince } from './duration.js';
+import { humanDuration, translateTimestampSince } from '@mk8s/api';
 import type { TableColumnDefinition } from './table.js';
 import { AGE, CONTAINERS, IMAGES, NAME, col, containerCells, define, formatLabels, selectorText, wide, type Printer } from './printer-kit.js';
 

@@ -9,7 +9,7 @@ import { CliError, type CliContext } from '../context.js';
 import { listObjects, objectPath } from '../api-helpers.js';
 import { resolveResource } from '../resources.js';
 import { tabwrite } from '../printers/tabwriter.js';
-import { humanDuration } from '../printers/duration.js';
+import { humanDuration } from '@mk8s/api';
 import { parseOutput, printObjects } from '../printers/output.js';
 
 type Ev = core.Event & KubeObject;

@@ -192,7 +192,7 @@ export function describePod(pod: core.Pod, events: EventLike[] | undefined, now:
 function since(ts: string | undefined, now: number): string {
   return ts ? humanSince(ts, now) : '<unknown>';
 }
-import { humanDuration } from '../printers/duration.js';
+import { humanDuration } from '@mk8s/api';
 const humanSince = (ts: string, now: number) => humanDuration(now - Date.parse(ts));
 
 function describePodTemplate(w: PrefixWriter, t: core.PodTemplateSpec | undefined): void {

@@ -3,7 +3,7 @@
  * description goes through one tabwriter (minwidth 0, padding 2) at the end.
  */
 import { DESCRIBE_TABWRITER, tabwrite } from '../printers/tabwriter.js';
-import { humanDuration } from '../printers/duration.js';
+import { humanDuration } from '@mk8s/api';
 
 export const LEVEL_0 = 0;
 export const LEVEL_1 = 1;
