@@ -88,6 +88,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           ...opts, storage, logger: log,
           ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),
           ...(sec?.authorizers ? { authorizers: sec.authorizers } : {}),
+          ...(sec?.tokenIssuer ? { serviceAccountTokenIssuer: sec.tokenIssuer } : {}),
           ...(sec ? { admission: [...(opts.admission ?? []), ...sec.admission], plugins: [...(opts.plugins ?? []), ...sec.plugins] } : {}),
         });
         const hosts = cfg.bindAddresses?.length ? cfg.bindAddresses : ['127.0.0.1'];

@@ -32,6 +32,8 @@ async function main(): Promise<void> {
       'token-auth-file': { type: 'string' },
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string' },
+      'service-account-signing-key-file': { type: 'string' },
+      'enable-admission-plugins': { type: 'string', multiple: true },
       'authorization-mode': { type: 'string' },
       'anonymous-auth': { type: 'string' },
       'encryption-provider-config': { type: 'string' },
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
     ...((values['advertise-address'] ?? env('advertise-address')) ? { advertiseAddress: (values['advertise-address'] ?? env('advertise-address'))! } : {}),
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
     ...secure,
+    ...((values['enable-admission-plugins'] ?? (env('enable-admission-plugins') ? [env('enable-admission-plugins')!] : undefined)) ? { enableAdmissionPlugins: values['enable-admission-plugins'] ?? [env('enable-admission-plugins')!] } : {}),
     ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);
 }

@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, Namespaces, PriorityClasses, RESOURCES, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, Namespaces, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
@@ -16,7 +16,13 @@ import type { AdmissionPlugin } from './admission/interfaces.js';
 import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
 import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.js';
+import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
+import { PodSecurity } from './admission/plugins/pod-security.js';
+import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
+import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
+import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
+import type { TokenRequestDeps } from './registry/core/serviceaccounts/token.js';
 import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js';
 import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
 import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } from './endpoints/handlers.js';
@@ -57,6 +63,13 @@ export interface ApiServerOptions {
    * --max-mutating-requests-inflight); more answer 429 with Retry-After. @default { readonly: 400, mutating: 200 }
    */
   maxRequestsInflight?: { readonly: number; mutating: number };
+  /**
+   * Optional admission plugins by name (--enable-admission-plugins; admission/plugins/enabled.ts).
+   * ServiceAccount and PodSecurity run only when listed. @default none of the optional ones
+   */
+  enableAdmissionPlugins?: readonly string[];
+  /** Signs serviceaccounts/<name>/token (TokenRequest); without it that subresource answers 404. */
+  serviceAccountTokenIssuer?: ServiceAccountTokenIssuer;
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -116,8 +129,28 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     },
     list: async () => (await priorityClasses().list('', { resourceVersion: '0' })).items,
   });
+  const enabled = parseAdmissionPlugins(o.enableAdmissionPlugins ?? []);
+  const optional: AdmissionPlugin[] = [];
+  if (enabled.includes('ServiceAccount')) {
+    optional.push(new ServiceAccountAdmission({
+      getServiceAccount: async (ns, name) => {
+        const sas = registry!.get(ServiceAccounts)!;
+        // The watch cache first; a live read for one it has not seen yet (just created), as upstream.
+        const cached = (await sas.list(ns, { resourceVersion: '0', predicate: (x) => x.metadata.name === name })).items[0];
+        if (cached) return cached;
+        try { return await sas.get(ns, name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+      },
+    }));
+  }
+  if (enabled.includes('PodSecurity')) {
+    optional.push(new PodSecurity({
+      getNamespace: (name) => lifecycle.getNamespace(name),
+      listPods: async (ns) => (await registry!.get(Pods)!.list(ns, { resourceVersion: '0' })).items,
+      audit: (e) => o.logger.info(e, 'PodSecurity audit violation'),
+    }));
+  }
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
     services: {
@@ -246,8 +279,15 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     if (!v) { v = knownFieldsValidator(r); knownFields.set(r, v); }
     return v(obj);
   });
+  const tokenIssuer = o.serviceAccountTokenIssuer;
+  const tokenRequest: TokenRequestDeps | undefined = tokenIssuer ? {
+    issuer: tokenIssuer, defaultAudiences: [tokenIssuer.issuer ?? DEFAULT_SA_ISSUER], now: () => clock.now(),
+    getServiceAccount: (ns, name) => registry.get(ServiceAccounts)!.get(ns, name),
+    getPod: (ns, name) => registry.get(Pods)!.get(ns, name),
+    getSecret: (ns, name) => registry.get(Secrets)!.get(ns, name),
+  } : undefined;
   const deps = {
-    registry, clock, metrics, table, unknownFields,
+    registry, clock, metrics, table, unknownFields, tokenRequest,
     watchTimeoutSeconds: o.watchTimeoutSeconds ?? 1800, serverSignal: closing.signal,
   };
   const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {

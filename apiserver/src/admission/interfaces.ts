@@ -22,6 +22,8 @@ export interface AdmissionAttributes {
   oldObject: KubeObject | undefined;
   user: UserInfo;
   dryRun: boolean;
+  /** The request's warnings (sent as `Warning: 299` headers); plugins may append. Absent: nowhere to warn. */
+  warnings?: string[];
 }
 
 /**

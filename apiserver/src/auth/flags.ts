@@ -8,7 +8,7 @@ import type { TlsServingOptions } from './secure-serving.js';
 
 /** Flag names this module reads (each also as MK8S_<FLAG> through env). */
 export const SECURITY_FLAGS = ['tls-cert-file', 'tls-private-key-file', 'client-ca-file', 'token-auth-file', 'service-account-key-file',
-  'service-account-issuer', 'authorization-mode', 'anonymous-auth'] as const;
+  'service-account-issuer', 'service-account-signing-key-file', 'authorization-mode', 'anonymous-auth'] as const;
 
 export function securityFromFlags(flag: (name: string) => string | string[] | undefined, env: (name: string) => string | undefined = () => undefined): { security?: SecurityConfig; tls?: TlsServingOptions } {
   const one = (k: string): string | undefined => { const v = flag(k); return (Array.isArray(v) ? v[0] : v) ?? env(k); };
@@ -23,6 +23,7 @@ export function securityFromFlags(flag: (name: string) => string | string[] | un
   const tokens = one('token-auth-file'); if (tokens) security.tokenAuthFile = tokens;
   const saKeys = many('service-account-key-file'); if (saKeys.length) security.serviceAccountKeyFiles = saKeys;
   const issuer = one('service-account-issuer'); if (issuer) security.serviceAccountIssuer = issuer;
+  const signing = one('service-account-signing-key-file'); if (signing) security.serviceAccountSigningKeyFile = signing;
   const modes = one('authorization-mode'); if (modes) security.authorizationModes = parseAuthorizationModes(modes);
   const anon = one('anonymous-auth');
   if (anon !== undefined) {

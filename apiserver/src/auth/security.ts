@@ -5,7 +5,7 @@
  * With nothing configured it returns nothing, leaving the server's defaults (anonymous, AlwaysAllow).
  */
 import { readFileSync } from 'node:fs';
-import { ClusterRoleBindings, ClusterRoles, Pods, RoleBindings, Roles, ServiceAccounts, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ClusterRoleBindings, ClusterRoles, Pods, RoleBindings, Roles, Secrets, ServiceAccounts, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import type { Clock, Logger } from '@mk8s/component-base';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from '../registry/index.js';
@@ -17,7 +17,7 @@ import type { Authenticator } from './authentication.js';
 import { AlwaysAllowAuthorizer, type Authorizer } from './authorization.js';
 import { X509Authenticator } from './x509.js';
 import { TokenFileAuthenticator, parseTokenFile } from './token-file.js';
-import { ServiceAccountAuthenticator } from './service-account.js';
+import { ServiceAccountAuthenticator, ServiceAccountTokenIssuer } from './service-account.js';
 import { PublicPathsAnonymousAuthenticator } from './anonymous.js';
 import { RbacAuthorizer, type RbacSource } from './rbac.js';
 import { NodeAuthorizer } from './node.js';
@@ -36,6 +36,8 @@ export interface SecurityConfig {
   serviceAccountKeyFiles?: string[];
   /** @default DEFAULT_SA_ISSUER */
   serviceAccountIssuer?: string;
+  /** PEM private key that signs the tokens the TokenRequest API issues (--service-account-signing-key-file). @default none: serviceaccounts/token answers 404 */
+  serviceAccountSigningKeyFile?: string;
   /** In order; @default ['AlwaysAllow'] */
   authorizationModes?: AuthorizationMode[];
   /** Anonymous requests reach the public paths (/healthz, /livez, /readyz, /version). @default true */
@@ -47,6 +49,8 @@ export interface SecurityParts {
   authorizers?: Authorizer[];
   admission: AdmissionPlugin[];
   plugins: ((app: FastifyInstance) => void | Promise<void>)[];
+  /** Signs TokenRequest tokens, when a signing key is configured. */
+  tokenIssuer?: ServiceAccountTokenIssuer;
 }
 
 /** A registry filled in once the server is built (the stages are built before it). */
@@ -78,12 +82,19 @@ export function buildSecurity(cfg: SecurityConfig, o: { clock: Clock; logger: Lo
   const authn: Authenticator[] = [];
   if (cfg.clientCAFile) authn.push(new X509Authenticator());
   if (cfg.tokenAuthFile) authn.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(cfg.tokenAuthFile, 'utf8'))));
-  if (cfg.serviceAccountKeyFiles?.length) {
+  const signingKey = cfg.serviceAccountSigningKeyFile ? readFileSync(cfg.serviceAccountSigningKeyFile, 'utf8') : undefined;
+  if (signingKey) {
+    out.tokenIssuer = new ServiceAccountTokenIssuer({ privateKeyPem: signingKey, clock: o.clock, ...(cfg.serviceAccountIssuer ? { issuer: cfg.serviceAccountIssuer } : {}) });
+  }
+  if (cfg.serviceAccountKeyFiles?.length || signingKey) {
+    // The signing key's public half always verifies what this server issues.
+    const pems = [...(cfg.serviceAccountKeyFiles ?? []).map((f) => readFileSync(f, 'utf8')), ...(signingKey ? [signingKey] : [])];
     authn.push(new ServiceAccountAuthenticator({
-      publicKeyPems: cfg.serviceAccountKeyFiles.map((f) => readFileSync(f, 'utf8')), clock: o.clock,
+      publicKeyPems: pems, clock: o.clock,
       ...(cfg.serviceAccountIssuer ? { issuer: cfg.serviceAccountIssuer } : {}),
       getServiceAccount: (ns, name) => getOrUndefined(ref, ServiceAccounts, ns, name),
       getPod: (ns, name) => getOrUndefined(ref, Pods, ns, name),
+      getSecret: (ns, name) => getOrUndefined(ref, Secrets, ns, name),
     }));
   }
   if (authn.length > 0) {

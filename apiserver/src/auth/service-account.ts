@@ -28,6 +28,7 @@ export interface ServiceAccountClaims {
     namespace: string;
     serviceaccount: { name: string; uid: string };
     pod?: { name: string; uid: string };
+    secret?: { name: string; uid: string };
   };
 }
 
@@ -40,8 +41,11 @@ export class ServiceAccountTokenIssuer {
     this.key = createPrivateKey(o.privateKeyPem);
   }
 
+  /** The iss claim of the tokens issued. */
+  get issuer(): string { return this.o.issuer ?? DEFAULT_SA_ISSUER; }
+
   /** A token for sa (and pod, when bound), valid for expirationSeconds (@default 3600). */
-  issue(sa: KubeObject, o: { pod?: KubeObject; audiences?: string[]; expirationSeconds?: number } = {}): string {
+  issue(sa: KubeObject, o: { pod?: KubeObject; secret?: KubeObject; audiences?: string[]; expirationSeconds?: number } = {}): string {
     const now = Math.floor(this.o.clock.now() / 1000);
     const ns = sa.metadata.namespace ?? '';
     const claims: ServiceAccountClaims = {
@@ -53,6 +57,7 @@ export class ServiceAccountTokenIssuer {
         namespace: ns,
         serviceaccount: { name: sa.metadata.name, uid: sa.metadata.uid ?? '' },
         ...(o.pod ? { pod: { name: o.pod.metadata.name, uid: o.pod.metadata.uid ?? '' } } : {}),
+        ...(o.secret ? { secret: { name: o.secret.metadata.name, uid: o.secret.metadata.uid ?? '' } } : {}),
       },
     };
     const head = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
@@ -73,6 +78,8 @@ export interface ServiceAccountAuthenticatorOptions {
   /** Current objects by namespace/name; undefined when not found. */
   getServiceAccount(namespace: string, name: string): Promise<KubeObject | undefined>;
   getPod(namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Needed to check Secret-bound tokens; without it they are refused. */
+  getSecret?(namespace: string, name: string): Promise<KubeObject | undefined>;
 }
 
 const unauthorized = () => new ApiError('Unauthorized', 'Unauthorized');
@@ -120,6 +127,10 @@ export class ServiceAccountAuthenticator implements Authenticator {
       extra['authentication.kubernetes.io/pod-uid'] = [k.pod.uid];
       const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
       if (nodeName) extra['authentication.kubernetes.io/node-name'] = [nodeName];
+    }
+    if (k.secret) {
+      const secret = await this.o.getSecret?.(k.namespace, k.secret.name);
+      if (!secret || secret.metadata.uid !== k.secret.uid || secret.metadata.deletionTimestamp) throw unauthorized();
     }
     return {
       username: claims.sub, uid: k.serviceaccount.uid,

@@ -16,6 +16,7 @@ import { applyPatch } from '../registry/generic/patch.js';
 import { appliedFields, serverSideApply, toFieldsV1 } from '../registry/generic/apply.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
 import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
+import { createToken, type TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
 import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
@@ -38,6 +39,8 @@ export interface HandlerDeps {
   metrics: ApiServerMetrics;
   table?: TableConvertor | undefined;
   unknownFields?: UnknownFieldsCheck | undefined;
+  /** serviceaccounts/token; undefined: not served (no signing key). */
+  tokenRequest?: TokenRequestDeps | undefined;
   /** Default watch timeout when the client gives no timeoutSeconds. */
   watchTimeoutSeconds: number;
   serverSignal: AbortSignal;
@@ -165,6 +168,10 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
     if (info.verb !== 'create') throw methodNotAllowedError();
     await evictPod(store, rc, ns, name, decodeObject(req.body, ct));
     return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
+  }
+  if (sub === 'token' && r.resource === 'serviceaccounts' && r.group === '' && deps.tokenRequest) {
+    if (info.verb !== 'create') throw methodNotAllowedError();
+    return reply.code(201).type(JSON_CONTENT_TYPE).send(await createToken(deps.tokenRequest, ns, name, decodeObject(req.body, ct)));
   }
   throw notFoundError();
 }

@@ -12,7 +12,7 @@ export const IMMORTAL_NAMESPACES: readonly string[] = ['default', 'kube-system',
 export class NamespaceLifecycle implements AdmissionPlugin {
   readonly name = NAME;
   /** getNamespace resolves undefined when the namespace does not exist. */
-  constructor(private readonly getNamespace: (name: string) => Promise<KubeObject | undefined>) {}
+  constructor(readonly getNamespace: (name: string) => Promise<KubeObject | undefined>) {}
 
   handles(op: AdmissionOperation): boolean { return op === 'CREATE' || op === 'DELETE'; }
 

@@ -521,7 +521,7 @@ export class Store {
     return {
       operation, resource: this.resource, subresource,
       namespace: ref?.metadata.namespace ?? '', name: ref?.metadata.name ?? '',
-      object, oldObject, user: rc.user, dryRun: rc.dryRun,
+      object, oldObject, user: rc.user, dryRun: rc.dryRun, warnings: rc.warnings,
     };
   }
 
