@@ -3,6 +3,7 @@
  * Storage is Etcd3Storage behind the Cacher, so watches are served from memory and etcd load
  * does not grow with watchers. Several processes may run against one etcd (it is stateless).
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, realClock, type Component, type Logger } from '@mk8s/component-base';
@@ -45,6 +46,8 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
   tls?: TlsServingOptions;
   /** EncryptionConfiguration file (--encryption-provider-config): encrypts those resources in etcd. @default none */
   encryptionProviderConfig?: string;
+  /** TLS towards etcd (--etcd-cafile, --etcd-certfile, --etcd-keyfile): file paths. @default plaintext */
+  etcdTls?: { caFile: string; certFile?: string; keyFile?: string };
 }
 
 export interface ApiServerComponent extends Component {
@@ -75,14 +78,22 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
     get app() { return app; },
     async run(signal: AbortSignal): Promise<void> {
       const ownStorage = !cfg.storage;
-      const etcd = cfg.storage ? undefined : new Etcd3Storage({ endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }) });
+      const etcdTls = cfg.etcdTls;
+      const etcd = cfg.storage ? undefined : new Etcd3Storage({
+        endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }),
+        ...(etcdTls ? { credentials: {
+          rootCertificate: readFileSync(etcdTls.caFile),
+          ...(etcdTls.certFile ? { certChain: readFileSync(etcdTls.certFile) } : {}),
+          ...(etcdTls.keyFile ? { privateKey: readFileSync(etcdTls.keyFile) } : {}),
+        } } : {}),
+      });
       const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
       const cacher = etcd ? new Cacher({ storage: encryption ? new EncryptingStorage(etcd, encryption) : etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, ...opts } = cfg;
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, ...opts } = cfg;
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
           ...opts, storage, logger: log,

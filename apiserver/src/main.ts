@@ -2,12 +2,16 @@
 /**
  * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
  * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
- * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]`.
+ * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]
+ * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F]`
+ * and the security flags of auth/flags.ts.
  */
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
 import { createApiServer, parseDurationMs } from './apiserver.js';
 import { securityFromFlags } from './auth/flags.js';
+import type { KubeletClientConfig } from './endpoints/kubelet-proxy.js';
 
 const splitList = (vs: readonly string[]): string[] => vs.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
 
@@ -38,6 +42,12 @@ async function main(): Promise<void> {
       'anonymous-auth': { type: 'string' },
       'encryption-provider-config': { type: 'string' },
       'etcd-compaction-interval': { type: 'string' },
+      'etcd-cafile': { type: 'string' },
+      'etcd-certfile': { type: 'string' },
+      'etcd-keyfile': { type: 'string' },
+      'kubelet-client-certificate': { type: 'string' },
+      'kubelet-client-key': { type: 'string' },
+      'kubelet-certificate-authority': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -61,6 +71,9 @@ async function main(): Promise<void> {
   if (!Number.isInteger(readonlyLimit) || !Number.isInteger(mutatingLimit)) throw new Error('invalid --max-requests-inflight / --max-mutating-requests-inflight');
   const compaction = parseDurationMs(values['etcd-compaction-interval'] ?? env('etcd-compaction-interval') ?? '5m');
   const secure = securityFromFlags((k) => { const v = (values as Record<string, string | string[] | boolean | undefined>)[k]; return typeof v === 'string' || Array.isArray(v) ? v : undefined; }, env);
+  const etcdTls = etcdTlsFromFlags(values['etcd-cafile'] ?? env('etcd-cafile'), values['etcd-certfile'] ?? env('etcd-certfile'), values['etcd-keyfile'] ?? env('etcd-keyfile'));
+  const kubeletClient = kubeletClientFromFlags(values['kubelet-client-certificate'] ?? env('kubelet-client-certificate'),
+    values['kubelet-client-key'] ?? env('kubelet-client-key'), values['kubelet-certificate-authority'] ?? env('kubelet-certificate-authority'));
   const signal = setupSignalHandler();
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
@@ -71,8 +84,25 @@ async function main(): Promise<void> {
     ...(nodePorts ? { serviceNodePortRange: nodePorts } : {}),
     ...secure,
     ...((values['enable-admission-plugins'] ?? (env('enable-admission-plugins') ? [env('enable-admission-plugins')!] : undefined)) ? { enableAdmissionPlugins: values['enable-admission-plugins'] ?? [env('enable-admission-plugins')!] } : {}),
+    ...(etcdTls ? { etcdTls } : {}),
+    ...(kubeletClient ? { kubeletClient } : {}),
     ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);
+}
+
+function etcdTlsFromFlags(ca?: string, cert?: string, key?: string): { caFile: string; certFile?: string; keyFile?: string } | undefined {
+  if ((cert === undefined) !== (key === undefined)) throw new Error('--etcd-certfile and --etcd-keyfile go together');
+  if (!ca) {
+    if (cert) throw new Error('--etcd-certfile needs --etcd-cafile');
+    return undefined;
+  }
+  return { caFile: ca, ...(cert && key ? { certFile: cert, keyFile: key } : {}) };
+}
+
+function kubeletClientFromFlags(cert?: string, key?: string, ca?: string): KubeletClientConfig | undefined {
+  if ((cert === undefined) !== (key === undefined)) throw new Error('--kubelet-client-certificate and --kubelet-client-key go together');
+  if (!cert && !ca) return undefined;
+  return { ...(cert && key ? { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') } : {}), ...(ca ? { ca: readFileSync(ca, 'utf8') } : {}) };
 }
 
 main().then(() => process.exit(0), (err: unknown) => {

@@ -9,7 +9,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from './storage/interfaces.js';
-import { proxyUpgrade, writeStatus } from './endpoints/kubelet-proxy.js';
+import { proxyUpgrade, writeStatus, type KubeletClientConfig } from './endpoints/kubelet-proxy.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
@@ -63,6 +63,8 @@ export interface ApiServerOptions {
    * --max-mutating-requests-inflight); more answer 429 with Retry-After. @default { readonly: 400, mutating: 200 }
    */
   maxRequestsInflight?: { readonly: number; mutating: number };
+  /** How pods/log, exec and attach reach kubelets (TLS and the apiserver's client identity). @default plain HTTP */
+  kubeletClient?: KubeletClientConfig;
   /**
    * Optional admission plugins by name (--enable-admission-plugins; admission/plugins/enabled.ts).
    * ServiceAccount and PodSecurity run only when listed. @default none of the optional ones
@@ -288,7 +290,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   } : undefined;
   const deps = {
     registry, clock, metrics, table, unknownFields, tokenRequest,
-    watchTimeoutSeconds: o.watchTimeoutSeconds ?? 1800, serverSignal: closing.signal,
+    watchTimeoutSeconds: o.watchTimeoutSeconds ?? 1800, serverSignal: closing.signal, kubeletClient: o.kubeletClient,
   };
   const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = req.requestInfo;
@@ -313,7 +315,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
         const decision = await authorize(authorizers, { user, verb: 'create', resourceRequest: true, apiGroup: info.group, apiVersion: info.version,
           resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name });
         if (!decision.allowed) throw forbiddenFor({ ...info, verb: 'create' }, user, decision.reason);
-        await proxyUpgrade(registry, info, req, socket, head);
+        await proxyUpgrade(registry, info, req, socket, head, o.kubeletClient);
       } catch (err) {
         writeStatus(socket, toApiError(err));
       }

@@ -17,7 +17,7 @@ import { GenericPleg } from './pleg.js';
 import { PodSyncer } from './pod-syncer.js';
 import { PodWorkers, type PodSyncResult } from './pod-workers.js';
 import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
-import { serveKubelet } from './server.js';
+import { serveKubelet, type KubeletServerOptions } from './server.js';
 import { computePodStatus, type PodRuntimeState } from './status.js';
 import { StatusManager } from './status-manager.js';
 
@@ -39,6 +39,8 @@ export interface KubeletConfig {
   port?: number;
   /** @default '0.0.0.0' */
   address?: string;
+  /** The kubelet API's TLS and authn/authz (server.ts, server-auth.ts). @default plain HTTP, no authentication */
+  server?: Pick<KubeletServerOptions, 'tls' | 'auth'>;
   /** @default ['10.96.0.10'] */
   clusterDNS?: string[];
   /** @default 'cluster.local' */
@@ -205,6 +207,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
             port: cfg.port ?? 10250, host: cfg.address ?? '0.0.0.0', runtime, logger, nodeName,
             pods: () => [...pods.values()],
             podRuntime: (uid) => syncer.podRuntime(uid),
+            ...cfg.server,
           });
           apiPort = srv.port;
           closers.push(srv.close);

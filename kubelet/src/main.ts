@@ -3,11 +3,13 @@
  * The kubelet binary: flags → createKubelet on a RemoteRuntimeService → run until SIGINT/SIGTERM.
  * Stopping the kubelet leaves every container running: a new kubelet adopts them.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-base';
 import { createClientset } from '@mk8s/client';
 import { RemoteImageService, RemoteRuntimeService } from '@mk8s/proto';
-import { createKubelet } from './kubelet.js';
+import { createKubelet, type KubeletConfig } from './kubelet.js';
+import { webhookAuthorizer } from './server-auth.js';
 
 const flags = parseFlags(process.argv.slice(2), {
   kubeconfig: { type: 'string' },
@@ -22,6 +24,13 @@ const flags = parseFlags(process.argv.slice(2), {
   'cluster-dns': { type: 'string', default: '10.96.0.10' },
   'cluster-domain': { type: 'string', default: 'cluster.local' },
   'log-level': { type: 'string', default: 'info' },
+  // The kubelet API's TLS (upstream flags). Without --tls-cert-file it serves plain HTTP, unauthenticated.
+  'tls-cert-file': { type: 'string' },
+  'tls-private-key-file': { type: 'string' },
+  'client-ca-file': { type: 'string' },
+  // Upstream's flag defaults are true/AlwaysAllow; kubeadm's kubelet config sets false/Webhook, as these defaults do once TLS is on.
+  'anonymous-auth': { type: 'string', default: 'false' },
+  'authorization-mode': { type: 'string', default: 'Webhook' },
 });
 
 const nodeName = flags['node-name'] ?? hostname();
@@ -30,6 +39,7 @@ const socketPath = (flags['container-runtime-endpoint'] ?? '').replace(/^unix:\/
 const client = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger });
 const runtime = new RemoteRuntimeService({ socketPath });
 const images = new RemoteImageService({ socketPath });
+const server = serverOptions();
 const kubelet = createKubelet({
   nodeName,
   nodeIP: flags['node-ip'] ?? '127.0.0.1',
@@ -41,7 +51,29 @@ const kubelet = createKubelet({
   address: flags.address ?? '0.0.0.0',
   clusterDNS: (flags['cluster-dns'] ?? '').split(',').filter(Boolean),
   clusterDomain: flags['cluster-domain'] ?? 'cluster.local',
+  ...(server ? { server } : {}),
 });
+
+function serverOptions(): KubeletConfig['server'] | undefined {
+  const cert = flags['tls-cert-file']; const key = flags['tls-private-key-file']; const ca = flags['client-ca-file'];
+  if (!cert || !key) {
+    if (cert || key || ca) throw new Error('--tls-cert-file and --tls-private-key-file go together (and --client-ca-file needs them)');
+    return undefined;
+  }
+  const mode = flags['authorization-mode'] ?? 'Webhook';
+  if (mode !== 'Webhook' && mode !== 'AlwaysAllow') throw new Error(`invalid --authorization-mode ${mode} (Webhook, AlwaysAllow)`);
+  const anon = flags['anonymous-auth'] ?? 'false';
+  if (anon !== 'true' && anon !== 'false') throw new Error(`invalid --anonymous-auth ${anon}`);
+  return {
+    tls: { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8'), ...(ca ? { clientCA: readFileSync(ca, 'utf8') } : {}) },
+    auth: {
+      anonymousAuth: anon === 'true',
+      ...(mode === 'Webhook' ? { authorize: webhookAuthorizer({
+        review: (sar) => client.requestJson({ method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', body: sar }),
+      }) } : {}),
+    },
+  };
+}
 const signal = setupSignalHandler();
 kubelet.run(signal).then(
   () => process.exit(0),

@@ -1,17 +1,21 @@
 /**
  * The kubelet API (upstream `pkg/kubelet/server`): /healthz, /pods, /containerLogs, /exec (and
- * /attach) over WebSocket `v5.channel.k8s.io`, /stats/summary. Plain HTTP for now; `serveKubelet`
- * takes a ready `Server` factory so TLS and authn/authz can wrap it later. Every path resolves a
+ * /attach) over WebSocket `v5.channel.k8s.io`, /stats/summary. HTTPS with `tls` (client
+ * certificates requested and checked by `auth`, server-auth.ts, before any route: requests and
+ * upgrades alike), else plain HTTP with no authentication. Every path resolves a
  * container only among the pods bound to this node and the containers labelled with that pod's
  * uid, so no request can reach another container.
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Logger } from '@mk8s/component-base';
 import type { Pod } from '@mk8s/api';
 import { isNotFound, isFailedPrecondition, type ContainerStatus, type ExecInput, type RuntimeService } from '@mk8s/proto';
 import type { PodRuntimeState } from './status.js';
+import { createPortForwardHandler } from './portforward.js';
+import { kubeletAuth, type KubeletAuthOptions } from './server-auth.js';
 
 export interface KubeletServerOptions {
   port: number;
@@ -21,8 +25,12 @@ export interface KubeletServerOptions {
   nodeName: string;
   pods: () => Pod[];
   podRuntime: (uid: string) => Promise<PodRuntimeState>;
-  /** Builds the server (a TLS server later). @default node:http createServer */
+  /** Builds the server. @default HTTPS with `tls`, else node:http createServer */
   createServer?: () => Server;
+  /** Serve HTTPS (PEM contents); clientCA verifies client certificates. @default plain HTTP */
+  tls?: { cert: string; key: string; clientCA?: string };
+  /** Authentication/authorization of every request (meaningful with tls). @default none: all allowed */
+  auth?: Omit<KubeletAuthOptions, 'nodeName'>;
 }
 
 class HttpError extends Error {
@@ -137,9 +145,18 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
     throw new HttpError(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
   };
 
-  const server = o.createServer?.() ?? createServer();
+  const tls = o.tls;
+  const server = o.createServer?.() ?? (tls
+    // Certificates are requested but optional at the TLS layer: a missing or bad one is a 401 from auth, not a handshake error.
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCA ? { ca: tls.clientCA } : {}), requestCert: true, rejectUnauthorized: false }) as unknown as Server
+    : createServer());
+  const check = o.auth ? kubeletAuth({ ...o.auth, nodeName: o.nodeName }) : undefined;
+  const guard = async (req: IncomingMessage): Promise<void> => {
+    const r = await check?.(req);
+    if (r && 'refusal' in r) throw new HttpError(r.refusal.code, r.refusal.reason, r.refusal.message);
+  };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((err: unknown) => {
+    guard(req).then(() => handle(req, res)).catch((err: unknown) => {
       const e = err instanceof HttpError ? err : new HttpError(500, 'InternalError', err instanceof Error ? err.message : String(err));
       if (e.code >= 500) o.logger.warn({ err }, 'Kubelet API request failed');
       if (!res.headersSent) { res.writeHead(e.code, { 'content-type': 'application/json' }); res.end(statusBody(e)); } else res.end();
@@ -150,13 +167,22 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
     noServer: true,
     handleProtocols: (protocols) => (protocols.has('v5.channel.k8s.io') ? 'v5.channel.k8s.io' : protocols.has('v4.channel.k8s.io') ? 'v4.channel.k8s.io' : false),
   });
+  const portForward = createPortForwardHandler({ logger: o.logger, findPod: (ns, name) => o.pods().find((p) => p.metadata?.namespace === ns && p.metadata?.name === name) });
+  const rejectUpgrade = (socket: Duplex, e: HttpError) => {
+    const body = statusBody(e);
+    socket.end(`HTTP/1.1 ${e.code} ${e.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    guard(req).then(() => onUpgrade(req, socket, head), (err: unknown) => rejectUpgrade(socket, err instanceof HttpError ? err : new HttpError(500, 'InternalError', String(err))));
+  });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://kubelet');
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const reject = (e: HttpError) => {
       const body = statusBody(e);
       socket.end(`HTTP/1.1 ${e.code} ${e.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     };
+    if (parts[0] === 'portForward') return portForward.handleUpgrade(req, socket, head);
     if ((parts[0] !== 'exec' && parts[0] !== 'attach') || parts.length !== 4) return reject(new HttpError(404, 'NotFound', 'not found'));
     const [kind, ns, podName, container] = parts as [string, string, string, string];
     findContainer(ns, podName, container, false).then(({ c }) => {
@@ -174,7 +200,7 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
         stderr: q.get('stderr') === 'true' || q.get('stderr') === '1',
       }));
     }).catch((err: unknown) => reject(err instanceof HttpError ? err : new HttpError(500, 'InternalError', String(err))));
-  });
+  };
 
   const runExec = (ws: WebSocket, r: { containerId: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }) => {
     const v5 = ws.protocol === 'v5.channel.k8s.io';
@@ -222,6 +248,6 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
   const port = typeof addr === 'object' && addr ? addr.port : o.port;
   return {
     server, port,
-    close: () => new Promise<void>((r) => { for (const c of wss.clients) c.terminate(); server.closeAllConnections(); server.close(() => r()); }),
+    close: () => new Promise<void>((r) => { portForward.close(); for (const c of wss.clients) c.terminate(); server.closeAllConnections(); server.close(() => r()); }),
   };
 }

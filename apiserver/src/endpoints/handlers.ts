@@ -21,7 +21,7 @@ import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
 import { serveWatch } from './watch.js';
-import { proxyLogs } from './kubelet-proxy.js';
+import { proxyLogs, type KubeletClientConfig } from './kubelet-proxy.js';
 import type { ApiServerMetrics } from '../metrics.js';
 
 /** Turns objects into a meta.k8s.io/v1 Table when the client asked for one. */
@@ -44,6 +44,8 @@ export interface HandlerDeps {
   /** Default watch timeout when the client gives no timeoutSeconds. */
   watchTimeoutSeconds: number;
   serverSignal: AbortSignal;
+  /** TLS and identity towards kubelets (pods/log). */
+  kubeletClient?: KubeletClientConfig | undefined;
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -157,7 +159,7 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
   if (sub === 'scale') return handleScale(deps, store, info, rc, req, reply, q);
   if (sub === 'log' && r.resource === 'pods' && r.group === '') {
     if (info.verb !== 'get') throw methodNotAllowedError();
-    return proxyLogs(deps.registry, info, req, reply);
+    return proxyLogs(deps.registry, info, req, reply, deps.kubeletClient);
   }
   if (sub === 'binding' && r.resource === 'pods' && r.group === '') {
     if (info.verb !== 'create') throw methodNotAllowedError();

@@ -4,7 +4,8 @@
  * streamed HTTP GET; exec/attach are WebSocket upgrades relayed byte for byte, so the kubelet
  * speaks v5.channel.k8s.io (and answers pings) directly with the client.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { ApiError, Nodes, Pods, type KubeObject } from '@mk8s/api';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +19,27 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const LOG_PARAMS = ['follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes'];
 
 export interface KubeletTarget { host: string; port: number; container: string }
+
+/**
+ * How the apiserver reaches kubelets (upstream --kubelet-client-certificate, --kubelet-client-key,
+ * --kubelet-certificate-authority), PEM contents. With a client certificate or a CA the kubelet
+ * is spoken to over HTTPS; the kubelet's serving certificate is verified only against `ca` (as
+ * upstream, which skips verification without --kubelet-certificate-authority). Without either:
+ * plain HTTP (clusters whose kubelets serve no TLS).
+ */
+export interface KubeletClientConfig { ca?: string; cert?: string; key?: string }
+
+/** Opens one request to a kubelet with the apiserver's kubelet client identity. */
+function kubeletRequest(cfg: KubeletClientConfig | undefined, o: RequestOptions, cb?: (res: IncomingMessage) => void) {
+  if (!cfg || (!cfg.cert && !cfg.ca)) return { req: cb ? httpRequest(o, cb) : httpRequest(o), scheme: 'http' };
+  const tls = {
+    ...o,
+    ...(cfg.ca ? { ca: cfg.ca } : {}), ...(cfg.cert ? { cert: cfg.cert } : {}), ...(cfg.key ? { key: cfg.key } : {}),
+    // The serving certificate is checked against the node's address (an IP SAN).
+    rejectUnauthorized: !!cfg.ca,
+  };
+  return { req: cb ? httpsRequest(tls, cb) : httpsRequest(tls), scheme: 'https' };
+}
 
 /**
  * Finds where a pod's container runs. container '' picks the default container (annotation
@@ -46,6 +68,23 @@ export async function resolveKubeletTarget(registry: Registry, namespace: string
   return { host, port, container: c };
 }
 
+/**
+ * The kubelet of the node a pod is bound to, for subresources that name no container
+ * (portforward). 400 BadRequest when the pod is unscheduled, as upstream.
+ */
+export async function resolvePodKubelet(registry: Registry, namespace: string, podName: string): Promise<{ host: string; port: number }> {
+  const pod = await registry.get(Pods)!.get(namespace, podName);
+  const nodeName = (pod['spec'] as Obj | undefined)?.['nodeName'] as string | undefined;
+  if (!nodeName) throw new ApiError('BadRequest', `pod ${podName} does not have a host assigned`);
+  return kubeletAddress(await registry.get(Nodes)!.get('', nodeName));
+}
+
+/**
+ * Subresources served by relaying an HTTP upgrade to the kubelet: exec/attach (WebSocket
+ * v5.channel.k8s.io) and portforward (WebSocket-tunnelled SPDY on GET, raw SPDY/3.1 on POST).
+ */
+const UPGRADE_SUBRESOURCES = new Set(['exec', 'attach', 'portforward']);
+
 /** The kubelet endpoint of a node: InternalIP (else ExternalIP, Hostname) and daemonEndpoints port. */
 export function kubeletAddress(node: KubeObject): { host: string; port: number } {
   const status = (node['status'] ?? {}) as Obj;
@@ -58,15 +97,15 @@ export function kubeletAddress(node: KubeObject): { host: string; port: number }
 }
 
 /** GET …/pods/{name}/log: streams the kubelet's /containerLogs answer back (headers flushed at once). */
-export async function proxyLogs(registry: Registry, info: ResourceRequestInfo, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function proxyLogs(registry: Registry, info: ResourceRequestInfo, req: FastifyRequest, reply: FastifyReply, kubelet?: KubeletClientConfig): Promise<void> {
   const q = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
   const t = await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
   const out = new URLSearchParams();
   for (const k of LOG_PARAMS) { const v = q.get(k); if (v !== null) out.set(k, v); }
   const path = `/containerLogs/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${out.size ? `?${out}` : ''}`;
   const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
-    const r = httpRequest({ host: t.host, port: t.port, path, method: 'GET' }, resolve);
-    r.on('error', (err) => reject(new ApiError('InternalError', `Get "http://${t.host}:${t.port}${path}": ${err.message}`)));
+    const { req: r, scheme } = kubeletRequest(kubelet, { host: t.host, port: t.port, path, method: 'GET' }, resolve);
+    r.on('error', (err) => reject(new ApiError('InternalError', `Get "${scheme}://${t.host}:${t.port}${path}": ${err.message}`)));
     r.end();
   });
   reply.hijack();
@@ -85,24 +124,28 @@ export async function proxyLogs(registry: Registry, info: ResourceRequestInfo, r
 const enc = encodeURIComponent;
 
 /**
- * Handles an HTTP upgrade for pods/exec|attach: resolves the kubelet and relays the upgrade and
+ * Handles an HTTP upgrade for pods/exec|attach|portforward: resolves the kubelet and relays the upgrade and
  * then the raw sockets. Anything else is answered with a Status and closed. `check` runs the
  * authentication/authorization stages (it throws an ApiError to refuse).
  */
-export async function proxyUpgrade(registry: Registry, info: ResourceRequestInfo, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function proxyUpgrade(registry: Registry, info: ResourceRequestInfo, req: IncomingMessage, socket: Duplex, head: Buffer, kubelet?: KubeletClientConfig): Promise<void> {
   try {
-    if (info.descriptor !== Pods || (info.subresource !== 'exec' && info.subresource !== 'attach') || !info.name) {
+    if (info.descriptor !== Pods || !UPGRADE_SUBRESOURCES.has(info.subresource) || !info.name) {
       throw new ApiError('NotFound', 'the server could not find the requested resource');
     }
     const url = req.url ?? '/';
     const q = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-    const t = await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
+    // portforward names no container: ports travel inside the SPDY streams (kubelet /portForward/{ns}/{pod}).
+    const portForward = info.subresource === 'portforward';
+    const t = portForward ? { ...await resolvePodKubelet(registry, info.namespace, info.name), container: '' }
+      : await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
     q.delete('container');
-    const path = `/${info.subresource}/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${q.size ? `?${q}` : ''}`;
+    const path = portForward ? `/portForward/${enc(info.namespace)}/${enc(info.name)}`
+      : `/${info.subresource}/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${q.size ? `?${q}` : ''}`;
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'authorization') headers[k] = v;
     headers['host'] = `${t.host}:${t.port}`;
-    const up = httpRequest({ host: t.host, port: t.port, path, method: 'GET', headers });
+    const { req: up } = kubeletRequest(kubelet, { host: t.host, port: t.port, path, method: req.method ?? 'GET', headers });
     up.on('upgrade', (res, upSocket, upHead) => {
       socket.write(statusLine(res) + rawHeaders(res) + '\r\n');
       if (upHead.length) socket.write(upHead);

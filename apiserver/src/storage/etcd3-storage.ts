@@ -21,6 +21,11 @@ export interface Etcd3StorageOptions {
   endpoints?: string[];
   /** A client to use (and to close on close()). */
   client?: Etcd3;
+  /**
+   * TLS towards etcd (upstream --etcd-cafile/--etcd-certfile/--etcd-keyfile), PEM contents; the
+   * endpoints are then https://. Ignored when client is given. @default plaintext
+   */
+  credentials?: { rootCertificate: Buffer; certChain?: Buffer; privateKey?: Buffer };
   /** Deadline for each unary etcd call. @default 10000 */
   requestTimeoutMs?: number;
   logger?: Logger;
@@ -47,6 +52,7 @@ export class Etcd3Storage implements Storage {
     const timeout = opts.requestTimeoutMs ?? 10_000;
     this.client = opts.client ?? new Etcd3({
       hosts: opts.endpoints ?? ['http://127.0.0.1:2379'],
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
       // The apiserver's etcd client keepalive (30 s / 10 s): a hung member must not hold a watch forever.
       // Unbounded responses as upstream's client (MaxCallRecvMsgSize = MaxInt32): a full range of

@@ -44,6 +44,18 @@ test('ensurePki makes a CA, the apiserver cert with SANs, identities and the SA 
     const saSig = createSign('sha256').update('y').sign(saKey);
     assert.ok(createVerify('sha256').update('y').verify(createPublicKey(await readFile(p.serviceAccount.pub, 'utf8')), saSig));
 
+    // etcd has its own CA: its certs chain to it, and no cluster identity does.
+    const etcdCa = new X509Certificate(await readFile(p.etcd.ca.cert, 'utf8'));
+    assert.ok(etcdCa.ca && etcdCa.subject.includes('mk8s-etcd-ca'));
+    for (const c of [p.etcd.server.cert, p.etcd.peer.cert, p.apiserverEtcdClient.cert]) {
+      const x = new X509Certificate(await readFile(c, 'utf8'));
+      assert.ok(x.verify(etcdCa.publicKey), `${c} signed by the etcd CA`);
+      assert.ok(!x.verify(ca.publicKey));
+    }
+    assert.ok(new X509Certificate(await readFile(p.etcd.server.cert, 'utf8')).checkIP('127.0.0.1'));
+    assert.deepEqual(subjectOf(await readFile(p.apiserverEtcdClient.cert, 'utf8')).commonName, 'kube-apiserver-etcd-client');
+    assert.ok(!new X509Certificate(await readFile(p.admin.cert, 'utf8')).verify(etcdCa.publicKey));
+
     // Idempotent: a second run keeps every file; a new node only adds its own.
     const before = await readFile(p.apiserver.cert, 'utf8');
     const caBefore = await readFile(p.ca.cert, 'utf8');

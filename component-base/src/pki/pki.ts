@@ -37,6 +37,9 @@ export interface PkiOptions {
   /** Extra SAN IPs / DNS names for the apiserver serving cert. */
   apiserverIPs?: readonly string[];
   apiserverDNSNames?: readonly string[];
+  /** Extra SAN IPs / DNS names for the etcd server and peer certs (127.0.0.1 and localhost always). */
+  etcdIPs?: readonly string[];
+  etcdDNSNames?: readonly string[];
   /** Certificate lifetime. @default 365 days (the CA: 10 years) */
   validityDays?: number;
   /** @default new Date() */
@@ -61,6 +64,13 @@ export interface PkiPaths {
   kubelets: Record<string, { client: CertPaths; serving: CertPaths }>;
   /** ServiceAccount token signing key (PKCS#8 RSA) and its public key (SPKI). */
   serviceAccount: { key: string; pub: string };
+  /**
+   * etcd's own CA (kubeadm's etcd/ca): etcd trusts only certificates it signed, so no cluster
+   * identity (a kubelet's, a user's) can open etcd. server/peer serve clients and peers; the
+   * apiserver's client identity is apiserverEtcdClient (CN kube-apiserver-etcd-client).
+   */
+  etcd: { ca: CertPaths; server: CertPaths; peer: CertPaths };
+  apiserverEtcdClient: CertPaths;
 }
 
 /** One certificate to issue. */
@@ -89,6 +99,8 @@ export function pkiPaths(dir: string, nodes: readonly string[]): PkiPaths {
     kubeProxy: pair(dir, 'kube-proxy'),
     kubelets,
     serviceAccount: { key: join(dir, 'sa.key'), pub: join(dir, 'sa.pub') },
+    etcd: { ca: pair(join(dir, 'etcd'), 'ca'), server: pair(join(dir, 'etcd'), 'server'), peer: pair(join(dir, 'etcd'), 'peer') },
+    apiserverEtcdClient: pair(dir, 'apiserver-etcd-client'),
   };
 }
 
@@ -103,11 +115,12 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<PkiPaths
   const now = opts.now ?? new Date();
   const days = opts.validityDays ?? 365;
   const ca = await ensureCa(p.ca, now);
-  const issue = async (paths: CertPaths, spec: CertSpec) => {
+  const issueBy = async (by: CertificateAuthority, paths: CertPaths, spec: CertSpec) => {
     if (await exists(paths.cert) && await exists(paths.key)) return;
-    const out = await issueCertificate(ca, spec, { now, validityDays: days });
+    const out = await issueCertificate(by, spec, { now, validityDays: days });
     await writeKeyPair(paths, out);
   };
+  const issue = (paths: CertPaths, spec: CertSpec) => issueBy(ca, paths, spec);
   await issue(p.apiserver, {
     commonName: 'kube-apiserver', usage: 'server',
     dnsNames: uniq([...APISERVER_DNS_NAMES, ...(opts.apiserverDNSNames ?? [])]),
@@ -126,6 +139,12 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<PkiPaths
       dnsNames: [n, 'localhost'], ips: uniq(['127.0.0.1', ...(opts.nodeIPs?.[n] ?? [])]),
     });
   }
+  await mkdir(join(dir, 'etcd'), { recursive: true, mode: 0o700 });
+  const etcdCa = await ensureCa(p.etcd.ca, now, 'mk8s-etcd-ca');
+  const etcdSans = { dnsNames: uniq(['localhost', ...(opts.etcdDNSNames ?? [])]), ips: uniq(['127.0.0.1', ...(opts.etcdIPs ?? [])]) };
+  await issueBy(etcdCa, p.etcd.server, { commonName: 'mk8s-etcd-server', usage: 'both', ...etcdSans });
+  await issueBy(etcdCa, p.etcd.peer, { commonName: 'mk8s-etcd-peer', usage: 'both', ...etcdSans });
+  await issueBy(etcdCa, p.apiserverEtcdClient, { commonName: 'kube-apiserver-etcd-client', usage: 'client' });
   if (!(await exists(p.serviceAccount.key) && await exists(p.serviceAccount.pub))) {
     const keys = await webcrypto.subtle.generateKey(RSA_ALG, true, ['sign', 'verify']) as CryptoKeyPair;
     await writeFileAtomic(p.serviceAccount.key, pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), 0o600);
@@ -138,11 +157,11 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<PkiPaths
 export interface CertificateAuthority { cert: x509.X509Certificate; key: CryptoKey; certPem: string }
 
 /** Loads the CA at paths, or makes a new self-signed one (10 years) when either file is missing. */
-export async function ensureCa(paths: CertPaths, now = new Date()): Promise<CertificateAuthority> {
+export async function ensureCa(paths: CertPaths, now = new Date(), commonName = 'mk8s-ca'): Promise<CertificateAuthority> {
   if (await exists(paths.cert) && await exists(paths.key)) return loadCa(paths);
   const keys = await webcrypto.subtle.generateKey(EC_ALG, true, ['sign', 'verify']) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(), name: 'CN=mk8s-ca', keys, signingAlgorithm: EC_ALG,
+    serialNumber: serial(), name: `CN=${escapeRdn(commonName)}`, keys, signingAlgorithm: EC_ALG,
     notBefore: new Date(now.getTime() - 60_000), notAfter: new Date(now.getTime() + 3650 * DAY_MS),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
