@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The controller-manager binary: flags → createControllerManager → run until SIGINT/SIGTERM. */
+import { readFileSync } from 'node:fs';
 import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-base';
 import { createControllerManager } from './manager.js';
 import { parseDuration } from './util/meta.js';
@@ -24,6 +25,7 @@ const flags = parseFlags(process.argv.slice(2), {
   'kube-api-qps': { type: 'string', default: '1000' },
   'kube-api-burst': { type: 'string', default: '2000' },
   'log-level': { type: 'string', default: 'info' },
+  'root-ca-file': { type: 'string' },
 });
 
 const logger = createLogger({ component: 'controller-manager', level: flags['log-level'] ?? 'info' });
@@ -69,6 +71,7 @@ function build(): ReturnType<typeof createControllerManager> {
     evictionQPS: Number(flags['node-eviction-rate']),
     clusterCIDR: flags['cluster-cidr'] ?? '10.244.0.0/16',
     nodeCIDRMaskSize: Number(flags['node-cidr-mask-size']),
+    ...(flags['root-ca-file'] ? { rootCA: readFileSync(flags['root-ca-file'], 'utf8') } : {}),
     qps: Number(flags['kube-api-qps']),
     burst: Number(flags['kube-api-burst']),
     logger,

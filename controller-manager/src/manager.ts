@@ -19,6 +19,8 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 
 export interface ControllerManagerConfig {
   /** How to reach the apiserver; ignored when client is given. */
@@ -49,6 +51,11 @@ export interface ControllerManagerConfig {
   clusterCIDR?: string;
   /** @default 24 */
   nodeCIDRMaskSize?: number;
+  /**
+   * The cluster CA bundle (PEM; --root-ca-file) the root-ca-cert-publisher puts in every namespace's
+   * kube-root-ca.crt ConfigMap. @default none: that controller does not run
+   */
+  rootCA?: string;
   /** Workers per controller (by name). */
   workers?: Partial<Record<string, number>>;
   /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
@@ -67,7 +74,8 @@ export interface ControllerManagerComponent extends Component {
   readonly controllers: ReadonlyMap<string, Controller>;
 }
 
-type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Controller;
+/** Builds a controller; undefined when its configuration is missing (it is then skipped, as upstream does). */
+type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Controller | undefined;
 
 /** Every controller, by name, with the event source component upstream uses. */
 export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
@@ -86,6 +94,11 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.defaultTolerationSeconds !== undefined ? { defaultTolerationSeconds: cfg.defaultTolerationSeconds } : {}),
       ...(cfg.evictionQPS !== undefined ? { evictionQPS: cfg.evictionQPS } : {}),
     }),
+  },
+  serviceaccount: { component: 'service-account-controller', aliases: ['serviceaccount-controller'], create: (ctx) => new ServiceAccountController(ctx) },
+  'root-ca-cert-publisher': {
+    component: 'root-ca-cert-publisher', aliases: ['root-ca-certificate-publisher-controller'],
+    create: (ctx, cfg) => (cfg.rootCA ? new RootCACertPublisher(ctx, { rootCA: cfg.rootCA }) : undefined),
   },
   nodeipam: {
     component: 'node-ipam-controller', aliases: ['node-ipam-controller', 'nodeipam-controller'],
@@ -130,7 +143,8 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
     const spec = KNOWN_CONTROLLERS[name]!;
     const recorder = createEventRecorder({ client, component: spec.component, clock, logger: log });
     recorders.push(recorder);
-    controllers.set(name, spec.create({ client, informers, clock, recorder, logger: log.child({ controller: name }) }, cfg));
+    const c = spec.create({ client, informers, clock, recorder, logger: log.child({ controller: name }) }, cfg);
+    if (c) controllers.set(name, c); else log.info({ controller: name }, 'Skipped controller: not configured');
   }
 
   let synced = false;

@@ -10,6 +10,12 @@ import type { KeyValue } from '@mk8s/proto';
 export interface ConfigSource {
   configMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
   secret(namespace: string, name: string): Promise<Secret | undefined>;
+  /**
+   * A token for the pod's ServiceAccount (projected serviceAccountToken volumes; volumes.ts
+   * ServiceAccountTokenManager: cached, refreshed at 80% of its life). Rejects when the apiserver
+   * refuses. Absent: the volume gets an empty token file.
+   */
+  serviceAccountToken?(pod: Pod, req: { audience?: string; expirationSeconds: number }): Promise<string>;
 }
 
 /** An error the kubelet reports as the container's waiting reason CreateContainerConfigError. */

@@ -8,9 +8,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Server } from 'node:http';
 import { realClock, silentLogger, serveHealth, newRegistry, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { newInformerFactory, createEventRecorder, type Clientset, type EventRecorder, type SharedInformerFactory } from '@mk8s/client';
-import { ConfigMaps, Nodes, Pods, Secrets, isNotFound, type Pod } from '@mk8s/api';
+import { ConfigMaps, Nodes, Pods, Secrets, ServiceAccounts, isNotFound, type Pod } from '@mk8s/api';
 import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
+import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
 import type { ConfigMapObj, NodeObj, PodObj, SecretObj } from './objects.js';
 import { GenericPleg } from './pleg.js';
@@ -81,6 +82,9 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const podInformer = informers.informerFor<PodObj>(Pods, { fieldSelector: `spec.nodeName=${nodeName}` });
   const nodeInformer = informers.informerFor<NodeObj>(Nodes, { fieldSelector: `metadata.name=${nodeName}` });
   const pods = new Map<string, Pod>();
+  const tokens = new ServiceAccountTokenManager({
+    request: (ns, sa, body) => client.resource(ServiceAccounts, ns).createSubresource(sa, 'token', body), now: () => clock.now(),
+  });
   const configs: ConfigSource = {
     async configMap(ns, name) {
       try { return await client.resource<ConfigMapObj>(ConfigMaps, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
@@ -88,6 +92,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     async secret(ns, name) {
       try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
     },
+    serviceAccountToken: (pod, req) => tokens.get(pod, req),
   };
   const prober = cfg.prober ?? new RuntimeProber(runtime);
   let workers: PodWorkers;

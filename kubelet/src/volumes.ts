@@ -131,8 +131,16 @@ export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: Con
       } else if (s.downwardAPI) {
         for (const [k, f] of downwardFiles(pod, s.downwardAPI.items ?? [], mode)) files.set(k, f);
       } else if (s.serviceAccountToken) {
-        // No TokenRequest API yet: an empty token keeps pods with the usual projected volume starting.
-        files.set(s.serviceAccountToken.path, { data: Buffer.alloc(0), mode });
+        const p = s.serviceAccountToken;
+        let token = '';
+        if (src.serviceAccountToken) {
+          try {
+            token = await src.serviceAccountToken(pod, { expirationSeconds: p.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS, ...(p.audience ? { audience: p.audience } : {}) });
+          } catch (err) {
+            throw new VolumeError(`failed to fetch token: ${(err as Error).message}`);
+          }
+        }
+        files.set(p.path, { data: Buffer.from(token), mode });
       }
     }
     await writeFiles(dir, files);
@@ -143,6 +151,61 @@ export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: Con
   await mkdir(dir, { recursive: true, mode: 0o777 });
   await chmod(dir, 0o777);
   return dir;
+}
+
+/** A projected token's lifetime when the pod names none (upstream defaulting). */
+export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+
+/** The TokenRequest call: POST serviceaccounts/<sa>/token in the pod's namespace; returns the response body. */
+export type TokenRequester = (namespace: string, serviceAccount: string, body: unknown) => Promise<unknown>;
+
+/**
+ * ServiceAccountTokenManager (upstream kubelet/token.Manager): tokens for projected volumes, bound
+ * to the pod (boundObjectRef), cached per pod/audience/lifetime and fetched again once 80% of their
+ * life has passed (or after 24 h), so a pod's token file is always fresh. Safe to call
+ * concurrently; a failed request rejects and is retried on the next sync.
+ */
+export class ServiceAccountTokenManager {
+  private readonly cache = new Map<string, { token: string; iatMs: number; expMs: number }>();
+  constructor(private readonly o: { request: TokenRequester; now: () => number }) {}
+
+  async get(pod: Pod, req: { audience?: string; expirationSeconds: number }): Promise<string> {
+    const ns = pod.metadata?.namespace ?? 'default';
+    const sa = pod.spec?.serviceAccountName || 'default';
+    const uid = pod.metadata?.uid ?? '';
+    const key = `${ns}/${sa}/${uid}/${req.audience ?? ''}/${req.expirationSeconds}`;
+    const now = this.o.now();
+    this.prune(now);
+    const hit = this.cache.get(key);
+    if (hit && !requiresRefresh(hit, now)) return hit.token;
+    const res = await this.o.request(ns, sa, {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest',
+      spec: {
+        ...(req.audience ? { audiences: [req.audience] } : {}),
+        expirationSeconds: req.expirationSeconds,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name ?? '', uid },
+      },
+    }) as { status?: { token?: string; expirationTimestamp?: string } };
+    const token = res.status?.token;
+    if (!token) throw new Error('the TokenRequest answer carries no token');
+    const expMs = Date.parse(res.status?.expirationTimestamp ?? '') || now + req.expirationSeconds * 1000;
+    this.cache.set(key, { token, iatMs: now, expMs });
+    return token;
+  }
+
+  /** Drops the tokens of a pod that is gone. */
+  forget(uid: string): void {
+    for (const k of this.cache.keys()) if (k.split('/')[2] === uid) this.cache.delete(k);
+  }
+
+  private prune(now: number): void {
+    for (const [k, v] of this.cache) if (now >= v.expMs) this.cache.delete(k);
+  }
+}
+
+const MAX_TOKEN_AGE_MS = 24 * 3600 * 1000;
+function requiresRefresh(t: { iatMs: number; expMs: number }, now: number): boolean {
+  return now >= t.iatMs + 0.8 * (t.expMs - t.iatMs) || now - t.iatMs > MAX_TOKEN_AGE_MS;
 }
 
 /** setupVolumes prepares every volume of pod; returns name → host path. */
