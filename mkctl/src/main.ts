@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { clusterDown, clusterStatus, clusterUp } from './cluster/cluster.js';
+import { clusterDown, clusterStatus, clusterUp, nodeCredentials } from './cluster/cluster.js';
 import { registerKubectlCommands } from './kubectl/register.js';
 import { registerNodeCommands } from './node/command.js';
 import { CliContext, type GlobalFlags } from './kubectl/context.js';
@@ -14,6 +14,10 @@ cluster.command('up').description('start etcd, the control plane and N nodes')
 cluster.command('down').description('stop everything cluster up started')
   .option('--purge', 'also wipe etcd data and logs')
   .action(async (o: { purge?: boolean }) => { await clusterDown({ purge: !!o.purge }); });
+cluster.command('credentials').description('issue the certificates a machine needs to join as a node (for mkctl node join --credentials)')
+  .requiredOption('--node-name <name>', 'the Node name').requiredOption('--node-ip <ip>', "the node's address (in its kubelet serving certificate)")
+  .requiredOption('--out <dir>', 'where to write ca.crt, node.crt/key, kubelet-serving.crt/key, kube-proxy.crt/key')
+  .action(async (o: { nodeName: string; nodeIp: string; out: string }) => { await nodeCredentials({ nodeName: o.nodeName, nodeIp: o.nodeIp, outDir: o.out }); });
 cluster.command('status').description("report each component's health")
   .action(async () => { if (!(await clusterStatus())) process.exitCode = 1; });
 

@@ -1,7 +1,8 @@
 /**
  * `mkctl node join` on a second "machine": a network namespace (mk8s-join-1, 10.240.0.50 on the
  * local cluster's bridge mk8s0) that runs only the node components, started by `mkctl node join
- * --server http://10.240.0.1:6443` inside it. The Node registers over the node network and becomes
+ * --server https://10.240.0.1:6443 --credentials <dir>` inside it (the directory made by `mkctl
+ * cluster credentials`: the node's own certificates). The Node registers over the node network and becomes
  * Ready, a pod pinned to it (spec.nodeName) runs and answers on its pod IP, then `mkctl node leave
  * --delete-node` stops it all. Needs the local cluster (`mkctl cluster up`); the namespace, veth,
  * state dir, Node, pod and pod containers are removed even when a step fails.
@@ -18,7 +19,8 @@ const NETNS = 'mk8s-join-1';
 const HOST_VETH = 'mk8s-j1';
 const NODE = 'join-1';
 const NODE_IP = '10.240.0.50';
-const SERVER = 'http://10.240.0.1:6443';
+const SERVER = 'https://10.240.0.1:6443';
+const CA = join(ROOT, '.mk8s', 'pki', 'ca.crt');
 const TIMEOUT_MS = 600_000;
 
 function sh(cmd: string, args: string[], timeoutMs = 120_000) {
@@ -31,11 +33,13 @@ function must(cmd: string, args: string[]): string {
   return r.stdout;
 }
 
-/** mkctl inside the joined "machine": the built binary (make build), else the sources through tsx. */
-function mkctlInNetns(args: string[], timeoutMs: number) {
+/** mkctl (the built binary, else the sources through tsx), on the host or inside the joined "machine". */
+function mkctlCmd(): string[] {
   const dist = join(ROOT, 'mkctl', 'dist', 'main.js');
-  const node = existsSync(dist) ? [process.execPath, dist] : [process.execPath, '--conditions=@mk8s/source', '--import', 'tsx', join(ROOT, 'mkctl', 'src', 'main.ts')];
-  return sh('ip', ['netns', 'exec', NETNS, ...node, ...args], timeoutMs);
+  return existsSync(dist) ? [process.execPath, dist] : [process.execPath, '--conditions=@mk8s/source', '--import', 'tsx', join(ROOT, 'mkctl', 'src', 'main.ts')];
+}
+function mkctlInNetns(args: string[], timeoutMs: number) {
+  return sh('ip', ['netns', 'exec', NETNS, ...mkctlCmd(), ...args], timeoutMs);
 }
 
 async function waitFor<T>(what: string, fn: () => T | undefined, timeoutMs: number, detail: () => string = () => ''): Promise<T> {
@@ -48,10 +52,11 @@ async function waitFor<T>(what: string, fn: () => T | undefined, timeoutMs: numb
   }
 }
 
-const apiserverUp = sh('curl', ['-sf', '-m', '5', `${SERVER}/readyz`]).code === 0;
+const apiserverUp = sh('curl', ['-sf', '-m', '5', '--cacert', CA, `${SERVER}/readyz`]).code === 0;
 
 describe('mkctl node join (a netns as a second machine)', { skip: apiserverUp ? false : `no apiserver at ${SERVER} (mkctl cluster up)` }, () => {
   const stateDir = join(mkdtempSync(join(tmpdir(), 'mk8s-join-')), NODE);
+  const credentials = join(stateDir, '..', 'credentials');
   const logs = () => ['cri-docker', 'kubelet', 'kube-proxy'].map((c) => `--- ${c}\n${sh('tail', ['-n', '15', join(stateDir, 'logs', `${c}.log`)]).stdout}`).join('\n');
 
   before(() => {
@@ -66,6 +71,9 @@ describe('mkctl node join (a netns as a second machine)', { skip: apiserverUp ? 
     must('ip', ['-n', NETNS, 'link', 'set', 'eth0', 'up']);
     must('ip', ['-n', NETNS, 'link', 'set', 'lo', 'up']);
     must('ip', ['netns', 'exec', NETNS, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    // The node's certificates, issued by the cluster CA on the control plane's side.
+    const [bin, ...pre] = mkctlCmd();
+    must(bin!, [...pre, 'cluster', 'credentials', '--node-name', NODE, '--node-ip', NODE_IP, '--out', credentials]);
   });
 
   after(() => {
@@ -80,7 +88,7 @@ describe('mkctl node join (a netns as a second machine)', { skip: apiserverUp ? 
   });
 
   test('joins over the node network and the Node becomes Ready', { timeout: TIMEOUT_MS + 60_000 }, async () => {
-    const r = mkctlInNetns(['node', 'join', '--server', SERVER, '--token', 'not-checked-yet', '--node-name', NODE, '--node-ip', NODE_IP,
+    const r = mkctlInNetns(['node', 'join', '--server', SERVER, '--credentials', credentials, '--node-name', NODE, '--node-ip', NODE_IP,
       '--state-dir', stateDir, '--timeout', String(TIMEOUT_MS / 1000)], TIMEOUT_MS + 30_000);
     assert.equal(r.code, 0, `node join failed:\n${r.stdout}\n${r.stderr}\n${logs()}`);
     for (const c of ['cri-docker', 'kubelet', 'kube-proxy']) assert.ok(existsSync(join(stateDir, 'run', `${c}.pid`)), `${c} pid file`);

@@ -3,11 +3,20 @@
  * N nodes, each a network namespace running its shim, kubelet and kube-proxy. Idempotent: `up`
  * starts only what is not running; `down` stops what `up` started and removes every namespace,
  * link, route, rule and pod container the cluster made.
+ *
+ * Secure by default (kubeadm's layout): `up` makes the PKI under .mk8s/pki (ensurePki), etcd
+ * serves clients and peers over TLS with client certificates of its own CA, the apiserver serves
+ * HTTPS with x509/ServiceAccount authentication, Node,RBAC authorization and Secrets encrypted
+ * at rest, every component uses a kubeconfig of its own identity, and kubelets serve HTTPS to the
+ * apiserver's kubelet-client certificate (authorizing others by SubjectAccessReview).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from './paths.js';
-import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type NodePlan } from './network-plan.js';
+import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -27,40 +36,123 @@ async function httpOk(url: string): Promise<boolean> {
   } catch { return false; }
 }
 
+/** GET over HTTPS trusting ca (PEM file), optionally with a client certificate: true on a 2xx. */
+export function httpsOk(url: string, tls: { ca: string; cert?: string; key?: string }): Promise<boolean> {
+  return new Promise((resolve) => {
+    let opts;
+    try {
+      opts = { ca: readFileSync(tls.ca), ...(tls.cert ? { cert: readFileSync(tls.cert) } : {}), ...(tls.key ? { key: readFileSync(tls.key) } : {}), timeout: 2000 };
+    } catch { resolve(false); return; }
+    const req = httpsRequest(url, opts, (res) => { res.resume(); res.on('end', () => resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300)); });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+function etcdTls(pki: PkiPaths): EtcdTls {
+  return { ca: pki.etcd.ca.cert, cert: pki.etcd.server.cert, key: pki.etcd.server.key, peerCert: pki.etcd.peer.cert, peerKey: pki.etcd.peer.key };
+}
+
+/** The apiserver's command line: every security stage on, files from the PKI. */
+function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
+  return [script,
+    '--etcd-servers', etcdEndpoints().join(','),
+    '--etcd-cafile', pki.etcd.ca.cert, '--etcd-certfile', pki.apiserverEtcdClient.cert, '--etcd-keyfile', pki.apiserverEtcdClient.key,
+    '--bind-address', `127.0.0.1,${HOST_BRIDGE_IP}`, '--port', String(APISERVER_PORT),
+    '--tls-cert-file', pki.apiserver.cert, '--tls-private-key-file', pki.apiserver.key, '--client-ca-file', pki.ca.cert,
+    '--authorization-mode', 'Node,RBAC',
+    '--service-account-key-file', pki.serviceAccount.pub,
+    '--encryption-provider-config', p.encryptionConfig,
+    '--kubelet-client-certificate', pki.apiserverKubeletClient.cert, '--kubelet-client-key', pki.apiserverKubeletClient.key,
+    '--kubelet-certificate-authority', pki.ca.cert,
+    // Admission and ServiceAccount token signing go here (e.g. --enable-admission-plugins=...,
+    // --service-account-signing-key-file pki.serviceAccount.key, --service-account-issuer ...).
+    ...admissionArgs(pki),
+  ];
+}
+
+/** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
+function admissionArgs(_pki: PkiPaths): string[] {
+  return [];
+}
+
+/**
+ * The EncryptionConfiguration for Secrets (AES-GCM, one random 256-bit key), written once: the key
+ * must outlive restarts or stored Secrets become unreadable.
+ */
+function ensureEncryptionConfig(file: string): void {
+  if (existsSync(file)) return;
+  const text = [
+    'apiVersion: apiserver.config.k8s.io/v1',
+    'kind: EncryptionConfiguration',
+    'resources:',
+    '  - resources: [secrets]',
+    '    providers:',
+    '      - aesgcm:',
+    '          keys:',
+    `            - name: key1`,
+    `              secret: ${randomBytes(32).toString('base64')}`,
+    '      - identity: {}',
+    '',
+  ].join('\n');
+  writeFileSync(`${file}.tmp`, text, { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+}
+
 function script(p: StatePaths, pkg: string): string | undefined {
   const f = join(p.root, pkg, 'dist', 'main.js');
   return existsSync(f) ? f : undefined;
 }
 
-function controlPlane(p: StatePaths): Managed[] {
+function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   const out: Managed[] = [];
   for (const m of ETCD_MEMBERS) {
     const dataDir = join(p.etcd, m.name);
     const state = existsSync(join(dataDir, 'member')) ? 'existing' : 'new';
     out.push({
-      spec: { name: m.name, command: 'etcd', args: etcdArgs(m, dataDir, state) },
-      ready: () => httpOk(`http://127.0.0.1:${m.clientPort}/health`),
+      spec: { name: m.name, command: 'etcd', args: etcdArgs(m, dataDir, state, etcdTls(pki)) },
+      ready: () => httpsOk(`https://127.0.0.1:${m.clientPort}/health`, { ca: pki.etcd.ca.cert, cert: pki.apiserverEtcdClient.cert, key: pki.apiserverEtcdClient.key }),
     });
   }
   const apiserver = script(p, 'apiserver');
   if (apiserver) {
     out.push({
-      spec: { name: 'apiserver', command: process.execPath, args: [apiserver, '--etcd-servers', etcdEndpoints().join(','), '--bind-address', `127.0.0.1,${HOST_BRIDGE_IP}`, '--port', String(APISERVER_PORT)] },
-      ready: () => httpOk(`http://127.0.0.1:${APISERVER_PORT}/readyz`),
+      spec: { name: 'apiserver', command: process.execPath, args: apiserverArgs(p, pki, apiserver) },
+      // /readyz is one of the paths anonymous requests may read.
+      ready: () => httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pki.ca.cert }),
     });
   }
   const hostComponent = (name: string, port: number) => {
     const s = script(p, name);
-    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', p.kubeconfig, '--health-port', String(port)] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
+    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port)] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
   hostComponent('scheduler', 10259);
   return out;
 }
 
-function nodeComponents(p: StatePaths, n: NodePlan): Managed[] {
+/** Writes the admin's and every component's kubeconfig (each its own certificate). */
+function writeKubeconfigs(p: StatePaths, pki: PkiPaths, nodes: NodePlan[]): void {
+  mkdirSync(p.kubeconfigs, { recursive: true, mode: 0o700 });
+  const host = `https://127.0.0.1:${APISERVER_PORT}`;
+  const write = (file: string, text: string) => { writeFileSync(`${file}.tmp`, text, { mode: 0o600 }); renameSync(`${file}.tmp`, file); };
+  write(p.kubeconfig, renderKubeconfig({ server: host, user: 'kubernetes-admin', tls: { ca: pki.ca.cert, cert: pki.admin.cert, key: pki.admin.key } }));
+  write(join(p.kubeconfigs, 'controller-manager.kubeconfig'), renderKubeconfig({ server: host, user: 'system:kube-controller-manager', tls: { ca: pki.ca.cert, ...pki.controllerManager } }));
+  write(join(p.kubeconfigs, 'scheduler.kubeconfig'), renderKubeconfig({ server: host, user: 'system:kube-scheduler', tls: { ca: pki.ca.cert, ...pki.scheduler } }));
+  // Node components reach the apiserver over the node network.
+  const fromNode = `https://${HOST_BRIDGE_IP}:${APISERVER_PORT}`;
+  for (const n of nodes) {
+    const k = pki.kubelets[n.name]!;
+    write(join(nodeDir(p, n), 'kubeconfig'), renderKubeconfig({ server: fromNode, user: `system:node:${n.name}`, tls: { ca: pki.ca.cert, ...k.client } }));
+    write(join(nodeDir(p, n), 'kube-proxy.kubeconfig'), renderKubeconfig({ server: fromNode, user: 'system:kube-proxy', tls: { ca: pki.ca.cert, ...pki.kubeProxy } }));
+  }
+}
+
+function nodeComponents(p: StatePaths, pki: PkiPaths, n: NodePlan): Managed[] {
   const dir = nodeDir(p, n);
   const kubeconfig = join(dir, 'kubeconfig');
+  const serving = pki.kubelets[n.name]!.serving;
   const socket = join(dir, 'cri.sock');
   const out: Managed[] = [];
   const shim = script(p, 'cri-docker');
@@ -70,12 +162,13 @@ function nodeComponents(p: StatePaths, n: NodePlan): Managed[] {
   });
   const kubelet = script(p, 'kubelet');
   if (kubelet) out.push({
-    spec: { name: `${n.name}-kubelet`, netns: n.netns, command: process.execPath, args: [kubelet, '--kubeconfig', kubeconfig, '--node-name', n.name, '--node-ip', n.ip, '--container-runtime-endpoint', `unix://${socket}`, '--root-dir', join(dir, 'kubelet'), '--health-port', '10248', '--health-bind-address', '0.0.0.0'] },
+    spec: { name: `${n.name}-kubelet`, netns: n.netns, command: process.execPath, args: [kubelet, '--kubeconfig', kubeconfig, '--node-name', n.name, '--node-ip', n.ip, '--container-runtime-endpoint', `unix://${socket}`, '--root-dir', join(dir, 'kubelet'), '--health-port', '10248', '--health-bind-address', '0.0.0.0',
+      '--tls-cert-file', serving.cert, '--tls-private-key-file', serving.key, '--client-ca-file', pki.ca.cert, '--authorization-mode', 'Webhook', '--anonymous-auth', 'false'] },
     ready: () => httpOk(`http://${n.ip}:10248/healthz`),
   });
   const proxy = script(p, 'kube-proxy');
   if (proxy) out.push({
-    spec: { name: `${n.name}-kube-proxy`, netns: n.netns, command: process.execPath, args: [proxy, '--kubeconfig', kubeconfig, '--node-name', n.name, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
+    spec: { name: `${n.name}-kube-proxy`, netns: n.netns, command: process.execPath, args: [proxy, '--kubeconfig', join(dir, 'kube-proxy.kubeconfig'), '--node-name', n.name, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
       '--cluster-cidr', POD_NETWORK, '--min-sync-period', '1s',
       // kube-proxy also runs the node route agent (host-gw routes, the mk8s-bridge CNI conflist): see kube-proxy/README.md.
       '--route-agent', '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-data-dir', join(dir, 'cni', 'ipam')] },
@@ -119,11 +212,17 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   for (const n of nodes) {
     ensureNodeNetwork(n);
     mkdirSync(join(nodeDir(p, n), 'cni', 'net.d'), { recursive: true });
-    writeFileSync(join(nodeDir(p, n), 'kubeconfig'), renderKubeconfig({ server: `http://${HOST_BRIDGE_IP}:${APISERVER_PORT}`, user: `system:node:${n.name}` }));
   }
-  writeFileSync(p.kubeconfig, renderKubeconfig({ server: `http://127.0.0.1:${APISERVER_PORT}` }));
+  out(`PKI: ${p.pki} (cluster CA, etcd CA, one certificate per identity); Secrets encrypted at rest`);
+  const pki = await ensurePki(p.pki, {
+    nodes: nodes.map((n) => n.name),
+    nodeIPs: Object.fromEntries(nodes.map((n) => [n.name, [n.ip]])),
+  });
+  ensureEncryptionConfig(p.encryptionConfig);
+  writeKubeconfigs(p, pki, nodes);
+  migratePlainEtcd(p, out);
 
-  const cp = controlPlane(p);
+  const cp = controlPlane(p, pki);
   out('etcd (3 members):');
   await ensureRunning(cp.filter((m) => m.spec.name.startsWith('etcd-')), p, out, timeoutMs);
   const rest = cp.filter((m) => !m.spec.name.startsWith('etcd-'));
@@ -131,7 +230,7 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   await ensureRunning(rest.filter((m) => m.spec.name === 'apiserver'), p, out, timeoutMs);
   await ensureRunning(rest.filter((m) => m.spec.name !== 'apiserver'), p, out, timeoutMs);
   for (const n of nodes) {
-    const comps = nodeComponents(p, n);
+    const comps = nodeComponents(p, pki, n);
     if (comps.length === 0) continue;
     out(`Node ${n.name} (${n.ip}, netns ${n.netns}):`);
     // The shim first: the kubelet needs its socket.
@@ -145,6 +244,53 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   out('  kubectl get nodes');
   out('  kubectl api-resources');
   out(`Logs: ${p.logs}/<component>.log    Stop: make down    Wipe data too: make clean`);
+}
+
+/** The files `nodeCredentials` writes, by role; `mkctl node join --credentials <dir>` reads them. */
+export const NODE_CREDENTIAL_FILES = {
+  ca: 'ca.crt', cert: 'node.crt', key: 'node.key', servingCert: 'kubelet-serving.crt', servingKey: 'kubelet-serving.key',
+  proxyCert: 'kube-proxy.crt', proxyKey: 'kube-proxy.key',
+} as const;
+
+/**
+ * What a machine needs to join the local cluster as node `name` (what `kubeadm join` gets through
+ * TLS bootstrapping, issued here directly from the cluster CA): the CA, the kubelet's client
+ * certificate (system:node:<name>) and serving certificate (for ip), and kube-proxy's.
+ */
+export async function nodeCredentials(o: { nodeName: string; nodeIp: string; outDir: string; out?: (l: string) => void }): Promise<void> {
+  const p = statePaths();
+  if (!existsSync(pkiPaths(p.pki, []).ca.cert)) throw new Error(`no cluster PKI at ${p.pki}: run mkctl cluster up first`);
+  const pki = await ensurePki(p.pki, { nodes: [o.nodeName], nodeIPs: { [o.nodeName]: [o.nodeIp] } });
+  const k = pki.kubelets[o.nodeName]!;
+  mkdirSync(o.outDir, { recursive: true, mode: 0o700 });
+  const f = NODE_CREDENTIAL_FILES;
+  const copies: [string, string, number][] = [
+    [pki.ca.cert, f.ca, 0o644], [k.client.cert, f.cert, 0o644], [k.client.key, f.key, 0o600],
+    [k.serving.cert, f.servingCert, 0o644], [k.serving.key, f.servingKey, 0o600], [pki.kubeProxy.cert, f.proxyCert, 0o644], [pki.kubeProxy.key, f.proxyKey, 0o600],
+  ];
+  for (const [from, to, mode] of copies) writeFileSync(join(o.outDir, to), readFileSync(from), { mode });
+  (o.out ?? ((l: string) => console.log(l)))(`Credentials of node ${o.nodeName} (${o.nodeIp}) in ${o.outDir}: mkctl node join --credentials ${o.outDir} ...`);
+}
+
+/**
+ * etcd data of a cluster from before TLS: its members know each other by http:// peer URLs, which a
+ * TLS member cannot reach. Such data is set aside (not deleted) and the cluster starts afresh.
+ */
+function migratePlainEtcd(p: StatePaths, out: (l: string) => void): void {
+  const marker = join(p.etcd, 'tls');
+  if (existsSync(marker)) return;
+  const old = ETCD_MEMBERS.filter((m) => existsSync(join(p.etcd, m.name, 'member')));
+  if (old.length > 0) {
+    if (ETCD_MEMBERS.some((m) => isAlive(readPid(p.run, m.name)))) {
+      throw new Error('a cluster started before TLS is running: stop it first (make down), then make up');
+    }
+    const aside = `${p.etcd}.plain-${Date.now()}`;
+    mkdirSync(aside, { recursive: true });
+    for (const m of old) renameSync(join(p.etcd, m.name), join(aside, m.name));
+    out(`  etcd data of a plain-HTTP cluster moved to ${aside}: the cluster starts empty`);
+  }
+  mkdirSync(p.etcd, { recursive: true });
+  writeFileSync(marker, 'etcd members here use TLS peer URLs\n');
 }
 
 export async function clusterDown(o: { purge?: boolean; out?: (l: string) => void } = {}): Promise<void> {
@@ -181,7 +327,7 @@ export async function clusterStatus(out: (l: string) => void = (l) => console.lo
     allOk &&= alive;
     out(`${n.padEnd(26)} ${alive ? 'running' : 'NOT RUNNING'}`);
   }
-  const api = await httpOk(`http://127.0.0.1:${APISERVER_PORT}/readyz`);
+  const api = await httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pkiPaths(p.pki, []).ca.cert });
   out(`${'apiserver /readyz'.padEnd(26)} ${api ? 'ok' : 'FAILING'}`);
   return allOk && api;
 }

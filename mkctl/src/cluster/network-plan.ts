@@ -25,17 +25,25 @@ export const ETCD_MEMBERS: readonly EtcdMember[] = [
 ];
 
 export function etcdEndpoints(): string[] {
-  return ETCD_MEMBERS.map((m) => `http://127.0.0.1:${m.clientPort}`);
+  return ETCD_MEMBERS.map((m) => `https://127.0.0.1:${m.clientPort}`);
 }
 
-/** The etcd command line of one member of the static 3-member cluster. */
-export function etcdArgs(m: EtcdMember, dataDir: string, state: 'new' | 'existing'): string[] {
-  const initial = ETCD_MEMBERS.map((x) => `${x.name}=http://127.0.0.1:${x.peerPort}`).join(',');
+/** etcd's TLS files (ensurePki's etcd CA, server and peer certs). */
+export interface EtcdTls { ca: string; cert: string; key: string; peerCert: string; peerKey: string }
+
+/**
+ * The etcd command line of one member of the static 3-member cluster: clients and peers over TLS,
+ * both required to present a certificate of the etcd CA (kubeadm's etcd flags).
+ */
+export function etcdArgs(m: EtcdMember, dataDir: string, state: 'new' | 'existing', tls: EtcdTls): string[] {
+  const initial = ETCD_MEMBERS.map((x) => `${x.name}=https://127.0.0.1:${x.peerPort}`).join(',');
   return [
     '--name', m.name, '--data-dir', dataDir,
-    '--listen-client-urls', `http://127.0.0.1:${m.clientPort}`, '--advertise-client-urls', `http://127.0.0.1:${m.clientPort}`,
-    '--listen-peer-urls', `http://127.0.0.1:${m.peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${m.peerPort}`,
+    '--listen-client-urls', `https://127.0.0.1:${m.clientPort}`, '--advertise-client-urls', `https://127.0.0.1:${m.clientPort}`,
+    '--listen-peer-urls', `https://127.0.0.1:${m.peerPort}`, '--initial-advertise-peer-urls', `https://127.0.0.1:${m.peerPort}`,
     '--initial-cluster', initial, '--initial-cluster-state', state, '--initial-cluster-token', 'mk8s-local',
+    '--cert-file', tls.cert, '--key-file', tls.key, '--client-cert-auth', '--trusted-ca-file', tls.ca,
+    '--peer-cert-file', tls.peerCert, '--peer-key-file', tls.peerKey, '--peer-client-cert-auth', '--peer-trusted-ca-file', tls.ca,
     // Small machine: keep snapshots and the backend modest.
     '--snapshot-count', '10000', '--quota-backend-bytes', String(2 * 1024 ** 3), '--logger', 'zap', '--log-outputs', 'stderr',
   ];

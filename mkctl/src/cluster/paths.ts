@@ -13,10 +13,23 @@ export function repoRoot(): string {
   return process.cwd();
 }
 
-/** Where a local cluster keeps its state: data, logs, pid files, kubeconfigs. */
-export interface StatePaths { root: string; state: string; logs: string; run: string; etcd: string; nodes: string; kubeconfig: string }
+/**
+ * Where a local cluster keeps its state: data, logs, pid files, kubeconfigs, the PKI.
+ * `kubeconfig` is the admin's; `kubeconfigs` holds one per control-plane component identity
+ * (node components' sit in nodes/<node>/).
+ */
+export interface StatePaths {
+  root: string; state: string; logs: string; run: string; etcd: string; nodes: string; kubeconfig: string;
+  pki: string; kubeconfigs: string;
+  /** The EncryptionConfiguration (AES-GCM key for Secrets): made once, kept with the PKI. */
+  encryptionConfig: string;
+}
 
 export function statePaths(root = repoRoot()): StatePaths {
   const state = join(root, '.mk8s');
-  return { root, state, logs: join(state, 'logs'), run: join(state, 'run'), etcd: join(state, 'etcd'), nodes: join(state, 'nodes'), kubeconfig: join(state, 'kubeconfig') };
+  const pki = join(state, 'pki');
+  return {
+    root, state, logs: join(state, 'logs'), run: join(state, 'run'), etcd: join(state, 'etcd'), nodes: join(state, 'nodes'), kubeconfig: join(state, 'kubeconfig'),
+    pki, kubeconfigs: join(state, 'kubeconfigs'), encryptionConfig: join(pki, 'encryption-config.yaml'),
+  };
 }

@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from '../cluster/processes.js';
+import { NODE_CREDENTIAL_FILES, httpsOk } from '../cluster/cluster.js';
+import { createClientset } from '@mk8s/client';
+import { Nodes, isNotFound } from '@mk8s/api';
 
 /** Where a joined node keeps its state when --state-dir is not given. */
 export const DEFAULT_STATE_ROOT = '/var/lib/mk8s-node';
@@ -23,8 +26,14 @@ export const DEFAULT_CLUSTER_CIDR = '10.244.0.0/16';
 export interface JoinOptions {
   /** The apiserver URL as this machine reaches it, e.g. http://10.240.0.1:6443. */
   server: string;
-  /** Bearer token written into the node's kubeconfig. Not checked by the apiserver yet (no authn). */
+  /** Bearer token written into the node's kubeconfig (a --token-auth-file token of the apiserver). */
   token?: string;
+  /**
+   * A directory from `mkctl cluster credentials` (NODE_CREDENTIAL_FILES): the cluster CA, the
+   * node's client and serving certificates and kube-proxy's. With it the components speak TLS
+   * with their own identities and the kubelet serves HTTPS. @default none: plain HTTP
+   */
+  credentials?: string;
   nodeName: string;
   /** An address of this machine (namespace) the control plane reaches it at: kubelet API, health. */
   nodeIp: string;
@@ -41,11 +50,11 @@ export interface JoinOptions {
   out?: (line: string) => void;
 }
 
-export interface NodePaths { state: string; run: string; logs: string; kubeconfig: string; socket: string; cniConf: string; cniData: string; kubeletRoot: string; meta: string }
+export interface NodePaths { state: string; run: string; logs: string; kubeconfig: string; proxyKubeconfig: string; socket: string; cniConf: string; cniData: string; kubeletRoot: string; meta: string }
 
 export function nodePaths(stateDir: string): NodePaths {
   return {
-    state: stateDir, run: join(stateDir, 'run'), logs: join(stateDir, 'logs'), kubeconfig: join(stateDir, 'kubeconfig'),
+    state: stateDir, run: join(stateDir, 'run'), logs: join(stateDir, 'logs'), kubeconfig: join(stateDir, 'kubeconfig'), proxyKubeconfig: join(stateDir, 'kube-proxy.kubeconfig'),
     socket: join(stateDir, 'cri.sock'), cniConf: join(stateDir, 'cni', 'net.d'), cniData: join(stateDir, 'cni', 'ipam'),
     kubeletRoot: join(stateDir, 'kubelet'), meta: join(stateDir, 'node.json'),
   };
@@ -53,13 +62,20 @@ export function nodePaths(stateDir: string): NodePaths {
 
 export const stateDirFor = (nodeName: string, stateDir?: string): string => stateDir ?? join(DEFAULT_STATE_ROOT, nodeName);
 
-/** The kubeconfig a joined node's components use: one cluster, the node's user with the bearer token. */
-export function renderNodeKubeconfig(o: { server: string; nodeName: string; token?: string }): string {
-  const user = `system:node:${o.nodeName}`;
+/**
+ * The kubeconfig a joined node's components use: one cluster, the node's user with the bearer token
+ * or client certificate (PEM contents, embedded), trusting ca.
+ */
+export function renderNodeKubeconfig(o: { server: string; nodeName: string; token?: string; user?: string; ca?: string; cert?: string; key?: string }): string {
+  const user = o.user ?? `system:node:${o.nodeName}`;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
   return dump({
     apiVersion: 'v1', kind: 'Config', preferences: {},
-    clusters: [{ name: 'mk8s', cluster: { server: o.server } }],
-    users: [{ name: user, user: o.token ? { token: o.token } : {} }],
+    clusters: [{ name: 'mk8s', cluster: { server: o.server, ...(o.ca ? { 'certificate-authority-data': b64(o.ca) } : {}) } }],
+    users: [{ name: user, user: {
+      ...(o.token ? { token: o.token } : {}),
+      ...(o.cert ? { 'client-certificate-data': b64(o.cert) } : {}), ...(o.key ? { 'client-key-data': b64(o.key) } : {}),
+    } }],
     contexts: [{ name: 'mk8s', context: { cluster: 'mk8s', user } }],
     'current-context': 'mk8s',
   });
@@ -68,13 +84,18 @@ export function renderNodeKubeconfig(o: { server: string; nodeName: string; toke
 interface Component { spec: ProcessSpec; ready: () => Promise<boolean> }
 
 /** The three node processes, with the same flags `mkctl cluster up` gives a local node. */
-export function nodeComponentSpecs(o: { root: string; nodeName: string; nodeIp: string; clusterCidr: string; paths: NodePaths }): ProcessSpec[] {
+export function nodeComponentSpecs(o: { root: string; nodeName: string; nodeIp: string; clusterCidr: string; paths: NodePaths; credentials?: string }): ProcessSpec[] {
   const { root, nodeName, nodeIp, paths: p } = o;
   const bin = (pkg: string) => join(root, pkg, 'dist', 'main.js');
+  const f = NODE_CREDENTIAL_FILES;
+  const kubeletTls = o.credentials
+    ? ['--tls-cert-file', join(o.credentials, f.servingCert), '--tls-private-key-file', join(o.credentials, f.servingKey), '--client-ca-file', join(o.credentials, f.ca),
+      '--authorization-mode', 'Webhook', '--anonymous-auth', 'false']
+    : [];
   return [
     { name: 'cri-docker', command: process.execPath, args: [bin('cri-docker'), '--socket', p.socket, '--node-name', nodeName, '--cni-conf-dir', p.cniConf, '--cni-bin-dir', `${join(root, 'cni', 'bin')}:/usr/lib/cni`] },
-    { name: 'kubelet', command: process.execPath, args: [bin('kubelet'), '--kubeconfig', p.kubeconfig, '--node-name', nodeName, '--node-ip', nodeIp, '--container-runtime-endpoint', `unix://${p.socket}`, '--root-dir', p.kubeletRoot, '--health-port', '10248', '--health-bind-address', '0.0.0.0'] },
-    { name: 'kube-proxy', command: process.execPath, args: [bin('kube-proxy'), '--kubeconfig', p.kubeconfig, '--node-name', nodeName, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
+    { name: 'kubelet', command: process.execPath, args: [bin('kubelet'), '--kubeconfig', p.kubeconfig, '--node-name', nodeName, '--node-ip', nodeIp, '--container-runtime-endpoint', `unix://${p.socket}`, '--root-dir', p.kubeletRoot, '--health-port', '10248', '--health-bind-address', '0.0.0.0', ...kubeletTls] },
+    { name: 'kube-proxy', command: process.execPath, args: [bin('kube-proxy'), '--kubeconfig', o.credentials ? p.proxyKubeconfig : p.kubeconfig, '--node-name', nodeName, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
       '--cluster-cidr', o.clusterCidr, '--min-sync-period', '1s', '--route-agent', '--cni-conf-dir', p.cniConf, '--cni-data-dir', p.cniData] },
   ];
 }
@@ -123,12 +144,19 @@ export async function nodeJoin(o: JoinOptions): Promise<void> {
   }
   for (const d of [p.state, p.run, p.logs, p.cniConf, p.cniData, p.kubeletRoot]) mkdirSync(d, { recursive: true });
   out(`Joining ${o.nodeName} (${o.nodeIp}) to ${server}; state in ${p.state}`);
-  await waitFor(`the API server at ${server}`, () => httpOk(`${server}/readyz`), timeoutMs).catch(() => {
+  const cred = o.credentials;
+  const f = NODE_CREDENTIAL_FILES;
+  const readCred = (name: string) => readFileSync(join(cred!, name), 'utf8');
+  if (cred) for (const name of Object.values(f)) if (!existsSync(join(cred, name))) throw new Error(`${join(cred, name)} is missing: make the directory with mkctl cluster credentials`);
+  const reachable = cred ? () => httpsOk(`${server}/readyz`, { ca: join(cred, f.ca) }) : () => httpOk(`${server}/readyz`);
+  await waitFor(`the API server at ${server}`, reachable, timeoutMs).catch(() => {
     throw new Error(`cannot reach the API server at ${server} from this machine: is the control plane up, and is --server an address this machine (namespace) can route to?`);
   });
-  writeFileSync(p.kubeconfig, renderNodeKubeconfig({ server, nodeName: o.nodeName, ...(o.token ? { token: o.token } : {}) }), { mode: 0o600 });
+  const tls = cred ? { ca: readCred(f.ca), cert: readCred(f.cert), key: readCred(f.key) } : {};
+  writeFileSync(p.kubeconfig, renderNodeKubeconfig({ server, nodeName: o.nodeName, ...(o.token ? { token: o.token } : {}), ...tls }), { mode: 0o600 });
+  if (cred) writeFileSync(p.proxyKubeconfig, renderNodeKubeconfig({ server, nodeName: o.nodeName, user: 'system:kube-proxy', ca: readCred(f.ca), cert: readCred(f.proxyCert), key: readCred(f.proxyKey) }), { mode: 0o600 });
   writeFileSync(p.meta, JSON.stringify({ nodeName: o.nodeName, nodeIp: o.nodeIp, server, root }, null, 2) + '\n');
-  const comps: Component[] = nodeComponentSpecs({ root, nodeName: o.nodeName, nodeIp: o.nodeIp, clusterCidr, paths: p })
+  const comps: Component[] = nodeComponentSpecs({ root, nodeName: o.nodeName, nodeIp: o.nodeIp, clusterCidr, paths: p, ...(cred ? { credentials: cred } : {}) })
     .map((spec) => ({ spec, ready: readyCheck(spec.name, { nodeIp: o.nodeIp, paths: p }) }));
   if (o.foreground) return supervise(comps, p, out, timeoutMs);
 
@@ -203,9 +231,16 @@ export async function nodeLeave(o: LeaveOptions): Promise<void> {
   const proxy = meta.root ? join(meta.root, 'kube-proxy', 'dist', 'main.js') : undefined;
   if (proxy && existsSync(proxy)) run(process.execPath, [proxy, '--cleanup'], { allowFail: true });
   if (run('ip', ['link', 'show', 'cni0'], { allowFail: true }).ok) { run('ip', ['link', 'del', 'cni0'], { allowFail: true }); out('  removed bridge cni0'); }
-  if (o.deleteNode && meta.server) {
-    const res = await fetch(`${meta.server}/api/v1/nodes/${encodeURIComponent(o.nodeName)}`, { method: 'DELETE', signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
-    out(res?.ok || res?.status === 404 ? `  deleted Node ${o.nodeName}` : `  could not delete Node ${o.nodeName} (${res ? res.status : 'apiserver unreachable'})`);
+  if (o.deleteNode && existsSync(p.kubeconfig)) {
+    // As the node itself (NodeRestriction lets a node delete only its own Node).
+    const client = createClientset({ kubeconfig: p.kubeconfig, userAgent: 'mkctl-node', maxRetries: 0 });
+    try {
+      await client.resource(Nodes).delete(o.nodeName);
+      out(`  deleted Node ${o.nodeName}`);
+    } catch (err) {
+      if (isNotFound(err)) out(`  deleted Node ${o.nodeName}`);
+      else out(`  could not delete Node ${o.nodeName} (${err instanceof Error ? err.message : String(err)})`);
+    } finally { await client.close(); }
   }
   if (!o.keepState && existsSync(p.state)) { rmSync(p.state, { recursive: true, force: true }); out(`  removed ${p.state}`); }
   out(`Node ${o.nodeName} left`);
