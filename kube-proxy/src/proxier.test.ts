@@ -101,3 +101,26 @@ test('cleanup removes the jumps and every chain of ours', async () => {
   assert.deepEqual([...ipt.chains.nat].filter((c) => c.startsWith('KUBE-')), []);
   assert.deepEqual([...ipt.chains.filter].filter((c) => c.startsWith('KUBE-')), []);
 });
+
+test('a one-endpoint change re-renders only its Service and restores only the chains that changed', async () => {
+  services.add(svc('api', '10.96.0.11'));
+  slices.add(slice('api', ['10.244.3.3']));
+  clock.step(1000);
+  await settle();
+  const results: { input?: string; servicesRendered?: number; full: boolean }[] = [];
+  const p2 = new Proxier({ services, endpointSlices: slices, iptables: ipt, clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 1000, syncPeriodMs: 30_000, clock, logger: silentLogger(), onSync: (r) => results.push(r) });
+  await p2.syncProxyRules();
+  slices.update(slice('web', ['10.244.1.2', '10.244.2.2']));
+  const r = await p2.syncProxyRules();
+  assert.equal(r.full, false);
+  assert.equal(r.servicesRendered, 1);
+  const input = r.input ?? '';
+  assert.ok(!input.includes('*filter'), 'filter unchanged');
+  assert.ok(!input.includes('KUBE-SERVICES'), 'KUBE-SERVICES unchanged');
+  assert.ok(input.includes(`:${serviceChain('default/web:http', 'TCP')} - [0:0]`));
+  assert.ok(input.includes(`:${endpointChain('default/web:http', 'TCP', '10.244.2.2:8080')} - [0:0]`));
+  assert.ok(!input.includes(`:${endpointChain('default/web:http', 'TCP', '10.244.1.2:8080')} - [0:0]`), 'the unchanged endpoint is left alone');
+  assert.ok(!input.includes(serviceChain('default/api:http', 'TCP')), 'the other Service is left alone');
+  assert.deepEqual(results.map((x) => x.full), [true, false]);
+  p2.stop();
+});

@@ -1,10 +1,12 @@
 /**
  * Proxier (upstream pkg/proxy/iptables.Proxier): Services + EndpointSlices from informers →
- * renderRules → one iptables-restore --noflush per sync. A sync runs when an informer event
- * asks for it, no more often than minSyncPeriodMs (BoundedFrequencyRunner), and only calls
- * iptables-restore when the rendered program differs from the last one applied. Every
- * syncPeriodMs a full sync re-reads the kernel's chains, re-applies everything and re-ensures the
- * jumps from the built-in chains, which repairs rules someone flushed.
+ * per-service-port rules → one iptables-restore --noflush per sync. A sync runs when an informer
+ * event asks for it, no more often than minSyncPeriodMs (BoundedFrequencyRunner). Events only
+ * mark their Service dirty (upstream's change trackers); a sync re-renders just the dirty
+ * Services' ports and restores just the chains whose text changed, or nothing. Every
+ * syncPeriodMs, and after a failure, a full sync re-reads the kernel's chains, re-applies
+ * everything and re-ensures the jumps from the built-in chains, which repairs rules someone
+ * flushed.
  */
 import type { EndpointSlice, KubeObject, Named, Service } from '@mk8s/api';
 import type { SharedInformer } from '@mk8s/client';
@@ -12,7 +14,7 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import type { IptablesRunner } from './iptables.js';
 import type { ProxyMetrics } from './metrics.js';
-import { JUMP_RULES, incrementalRestoreInput, missingJumps, renderCleanup, renderRules, withJumps, type JumpRule, type RenderedRules } from './rules.js';
+import { JUMP_RULES, assembleRules, comparePorts, fixedRules, incrementalRestoreInput, missingJumps, renderCleanup, renderServicePort, ruleContext, type FixedRules, type RuleContext, type ServicePortRules } from './rules.js';
 import { endpointsByServicePort, servicePorts } from './service-state.js';
 
 export type ServiceObj = Named<Service> & KubeObject;
@@ -30,15 +32,48 @@ export interface ProxierOptions {
   clock: Clock;
   logger: Logger;
   metrics?: ProxyMetrics;
+  /** Called after every sync that got as far as rendering (benchmarks, debugging). */
+  onSync?: (r: SyncResult) => void;
 }
 
 /** What one sync did (tests and benchmarks). */
-export interface SyncResult { applied: boolean; full: boolean; ruleCounts: { filter: number; nat: number } }
+export interface SyncResult {
+  applied: boolean;
+  full: boolean;
+  ruleCounts: { filter: number; nat: number };
+  /** The restore input ('' when nothing was restored). */
+  input?: string;
+  /** Services re-rendered (all of them on a full sync). */
+  servicesRendered?: number;
+  /** performance.now() at the sync's start, after rendering, after the restore (or skip). */
+  perf?: { start: number; rendered: number; done: number };
+}
+
+/** The slices of a Service, by "ns/name" (the kubernetes.io/service-name label). */
+const BY_SERVICE = 'kube-proxy/service';
+const sliceService = (s: EndpointSlice): string | undefined => {
+  const svc = s.metadata?.labels?.['kubernetes.io/service-name'];
+  return svc ? `${s.metadata?.namespace ?? 'default'}/${svc}` : undefined;
+};
+const serviceKey = (s: Service) => `${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`;
+
+interface PortEntry { rules: ServicePortRules; endpoints: number }
 
 export class Proxier {
   private readonly runner: BoundedFrequencyRunner;
-  private lastApplied: RenderedRules | undefined;
-  private knownNatChains = new Set<string>();
+  private readonly ctx: RuleContext;
+  /** Wanted: the rules of every service port by key, and each Service's port keys. */
+  private readonly desired = new Map<string, PortEntry>();
+  private readonly portsOf = new Map<string, string[]>();
+  /** Port keys in program order; undefined when a port came or went. */
+  private order: string[] | undefined;
+  /** What the kernel holds since the last successful restore. */
+  private applied = new Map<string, ServicePortRules>();
+  private appliedFixed: FixedRules | undefined;
+  /** Services whose objects changed since their last render. */
+  private dirty = new Set<string>();
+  /** Port keys re-rendered since the last successful restore. */
+  private pendingPorts = new Set<string>();
   private needFull = true;
   private cancelPeriodic: (() => void) | undefined;
   private synced = false;
@@ -47,15 +82,18 @@ export class Proxier {
   private syncWaiters: (() => void)[] = [];
 
   constructor(private readonly o: ProxierOptions) {
+    this.ctx = ruleContext(o.clusterCidr);
     this.runner = new BoundedFrequencyRunner({
       fn: async () => { await this.syncProxyRules(); },
       minIntervalMs: o.minSyncPeriodMs ?? 1000,
       clock: o.clock,
       onError: (err) => { this.lastError = err; this.needFull = true; o.metrics?.restoreFailures.inc(); o.logger.warn({ err }, 'Sync of proxy rules failed, will retry'); },
     });
-    const ask = () => this.runner.run();
-    o.services.addEventHandler({ onAdd: ask, onUpdate: ask, onDelete: ask });
-    o.endpointSlices.addEventHandler({ onAdd: ask, onUpdate: ask, onDelete: ask });
+    o.endpointSlices.addIndexer(BY_SERVICE, (s) => { const k = sliceService(s); return k ? [k] : []; });
+    const svcChanged = (s: Service) => { this.dirty.add(serviceKey(s)); this.runner.run(); };
+    const sliceChanged = (s: EndpointSlice) => { const k = sliceService(s); if (k) { this.dirty.add(k); this.runner.run(); } };
+    o.services.addEventHandler({ onAdd: svcChanged, onUpdate: (a, b) => { svcChanged(a); svcChanged(b); }, onDelete: svcChanged });
+    o.endpointSlices.addEventHandler({ onAdd: sliceChanged, onUpdate: (a, b) => { sliceChanged(a); sliceChanged(b); }, onDelete: sliceChanged });
   }
 
   /** Starts syncing (the first, full sync at once) and the periodic full resync. */
@@ -83,58 +121,128 @@ export class Proxier {
   /** Resolves once no sync is running or scheduled. */
   whenIdle(): Promise<void> { return this.runner.whenIdle(); }
 
+  /** Re-renders one Service's ports from the listers' current state. */
+  private renderService(key: string): void {
+    const svc = this.o.services.lister.get(key);
+    const sps = svc ? servicePorts([svc]) : [];
+    const eps = sps.length > 0 ? endpointsByServicePort(this.o.endpointSlices.lister.byIndex(BY_SERVICE, key)) : undefined;
+    const before = this.portsOf.get(key) ?? [];
+    const now: string[] = [];
+    for (const sp of sps) {
+      const all = eps?.get(`${sp.name}/${sp.protocol}`) ?? [];
+      const rules = renderServicePort(sp, all, this.ctx);
+      if (!this.desired.has(rules.key)) this.order = undefined;
+      this.desired.set(rules.key, { rules, endpoints: all.length });
+      this.pendingPorts.add(rules.key);
+      now.push(rules.key);
+    }
+    for (const k of before) {
+      if (now.includes(k)) continue;
+      this.desired.delete(k);
+      this.pendingPorts.add(k);
+      this.order = undefined;
+    }
+    if (now.length > 0) this.portsOf.set(key, now); else this.portsOf.delete(key);
+  }
+
+  private orderedPorts(): ServicePortRules[] {
+    this.order ??= [...this.desired.values()].map((e) => e.rules).sort(comparePorts).map((r) => r.key);
+    return this.order.map((k) => this.desired.get(k)!.rules);
+  }
+
   /**
-   * syncProxyRules renders the rules from the informers' caches and applies them if they
-   * changed (always on a full sync). Rejects if iptables-restore fails (the runner retries).
+   * syncProxyRules renders the dirty Services (all of them on a full sync) and restores what
+   * changed (everything on a full sync). Rejects if iptables-restore fails (the runner retries).
    */
   async syncProxyRules(): Promise<SyncResult> {
     if (!this.o.services.hasSynced() || !this.o.endpointSlices.hasSynced()) {
       this.o.clock.setTimeout(() => this.runner.run(), 100);
       return { applied: false, full: false, ruleCounts: { filter: 0, nat: 0 } };
     }
+    const start = performance.now();
     const started = this.o.clock.now();
     const full = this.needFull;
-    let existing: Iterable<string> = this.knownNatChains;
-    let jumps: JumpRule[] = [];
+    // A full sync needs the kernel's view (our chains, the jumps): iptables-save runs while we render.
+    const saved = full ? this.o.iptables.save() : undefined;
+    saved?.catch(() => undefined);
+    let rendered: number;
     if (full) {
-      // One iptables-save tells both which of our chains exist and which jumps are missing.
-      const saved = await this.o.iptables.save();
-      const natSection = saved.split('*nat')[1]?.split('COMMIT')[0] ?? '';
-      const natChains = natSection.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? '');
-      existing = new Set([...this.knownNatChains, ...natChains]);
-      jumps = missingJumps(saved);
+      this.dirty.clear();
+      this.desired.clear();
+      this.portsOf.clear();
+      this.order = undefined;
+      for (const s of this.o.services.lister.list()) this.renderService(serviceKey(s));
+      rendered = this.desired.size;
+    } else {
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      for (const k of dirty) this.renderService(k);
+      rendered = dirty.length;
     }
-    const sps = servicePorts(this.o.services.lister.list());
-    const eps = endpointsByServicePort(this.o.endpointSlices.lister.list());
-    const r = renderRules({ services: sps, endpoints: eps, clusterCidr: this.o.clusterCidr, existingNatChains: existing });
+    const ports = this.orderedPorts();
     const m = this.o.metrics;
-    if (!full && r.text === this.lastApplied?.text) {
+    let input: string;
+    let fixed: FixedRules;
+    let ruleCounts = { filter: 3, nat: 5 };
+    if (full) {
+      const text = await saved!;
+      const natSection = text.split('*nat')[1]?.split('COMMIT')[0] ?? '';
+      const existing = new Set(natSection.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? ''));
+      for (const r of this.applied.values()) for (const c of r.chains) existing.add(c.name);
+      // Missing jumps from the built-in chains ride in the same restore (one exec per sync).
+      const r = assembleRules(ports, this.ctx, existing, missingJumps(text));
+      input = r.text;
+      fixed = r.fixed;
+      ruleCounts = r.ruleCounts;
+    } else {
+      fixed = fixedRules(ports, this.ctx);
+      input = incrementalRestoreInput({ ports: this.applied, fixed: this.appliedFixed ?? fixed }, { ports: new Map(ports.map((r) => [r.key, r])), fixed }, this.pendingPorts);
+      for (const r of ports) { ruleCounts.filter += r.ruleCounts.filter; ruleCounts.nat += r.ruleCounts.nat; }
+    }
+    const renderedAt = performance.now();
+    if (!full && input === '') {
+      this.markApplied(fixed, false);
       m?.skippedSyncs.inc();
       this.lastError = undefined;
       this.finishSync();
-      return { applied: false, full, ruleCounts: r.ruleCounts };
+      const res: SyncResult = { applied: false, full, ruleCounts, input, servicesRendered: rendered, perf: { start, rendered: renderedAt, done: performance.now() } };
+      this.o.onSync?.(res);
+      return res;
     }
-    // Full: everything (the kernel may have lost anything). Otherwise only what changed since the
-    // last successful restore, which is exactly what the kernel holds.
-    // Missing jumps from the built-in chains ride in the same restore (one exec per sync).
-    const input = full || !this.lastApplied ? withJumps(r.text, jumps) : incrementalRestoreInput(this.lastApplied, r);
     await this.o.iptables.restore(input, { noflush: true });
-    this.lastApplied = r;
-    this.knownNatChains = r.natChains;
+    this.markApplied(fixed, full);
     this.needFull = false;
     this.lastError = undefined;
     const seconds = (this.o.clock.now() - started) / 1000;
     if (m) {
       m.syncDuration.observe(seconds);
-      m.ruleCount.set({ table: 'filter' }, r.ruleCounts.filter);
-      m.ruleCount.set({ table: 'nat' }, r.ruleCounts.nat);
+      m.ruleCount.set({ table: 'filter' }, ruleCounts.filter);
+      m.ruleCount.set({ table: 'nat' }, ruleCounts.nat);
       m.lastSync.set(this.o.clock.now() / 1000);
-      m.servicePorts.set(sps.length);
-      m.endpoints.set([...eps.values()].reduce((n, l) => n + l.length, 0));
+      m.servicePorts.set(this.desired.size);
+      let n = 0;
+      for (const e of this.desired.values()) n += e.endpoints;
+      m.endpoints.set(n);
     }
-    this.o.logger.debug({ full, servicePorts: sps.length, rules: r.ruleCounts, seconds }, 'Synced proxy rules');
+    this.o.logger.debug({ full, servicePorts: this.desired.size, rendered, rules: ruleCounts, seconds }, 'Synced proxy rules');
     this.finishSync();
-    return { applied: true, full, ruleCounts: r.ruleCounts };
+    const res: SyncResult = { applied: true, full, ruleCounts, input, servicesRendered: rendered, perf: { start, rendered: renderedAt, done: performance.now() } };
+    this.o.onSync?.(res);
+    return res;
+  }
+
+  /** The kernel now holds the desired rules of every pending port (all ports after a full sync). */
+  private markApplied(fixed: FixedRules, full: boolean): void {
+    if (full) {
+      this.applied = new Map([...this.desired].map(([k, e]) => [k, e.rules]));
+    } else {
+      for (const k of this.pendingPorts) {
+        const e = this.desired.get(k);
+        if (e) this.applied.set(k, e.rules); else this.applied.delete(k);
+      }
+    }
+    this.pendingPorts.clear();
+    this.appliedFixed = fixed;
   }
 
   private finishSync(): void {

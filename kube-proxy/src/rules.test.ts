@@ -165,5 +165,28 @@ test('incrementalRestoreInput rewrites only the changed Service\'s chains and de
   assert.ok(t.includes(`-X ${SEP2}`), 'the gone SEP chain is deleted');
   assert.ok(!t.includes(`:${OTHER} - [0:0]`), 'the unchanged Service is left alone');
   assert.ok(!t.includes(`:${SEP1} - [0:0]`), 'the unchanged endpoint is left alone');
-  assert.ok(t.includes(`-j ${OTHER}`), 'KUBE-SERVICES is rewritten in full, jumps included');
+  assert.ok(!t.includes('KUBE-SERVICES'), 'KUBE-SERVICES did not change: not rewritten');
+  assert.ok(!t.includes('*filter'), 'filter did not change: not restored');
+  assert.equal(incrementalRestoreInput(next, next), '', 'no change, no input');
+  // A Service losing its last endpoint changes both tables: filter gets its REJECT in full,
+  // nat KUBE-SERVICES is rewritten in full (jumps included) and its chains go.
+  const empty = render([clusterIP(), other], [otherSlice]);
+  const u = incrementalRestoreInput(next, empty);
+  assert.ok(u.startsWith('*filter\n'));
+  assert.ok(u.includes('ns1/svc1:p80 has no endpoints'));
+  assert.ok(u.includes(':KUBE-SERVICES - [0:0]') && u.includes(`-A KUBE-SERVICES -m comment --comment "ns1/other:p80 cluster IP" -m tcp -p tcp -d 10.96.0.50/32 --dport 80 -j ${OTHER}`));
+  assert.ok(u.includes(`-X ${SVC}`) && u.includes(`-X ${SEP1}`) && u.includes(`-X ${SEP3}`));
+  assert.ok(!u.includes(`:${OTHER} - [0:0]`));
+});
+
+test('renderRules is the service ports\' rules joined in program order', async () => {
+  const { renderServicePort, assembleRules, ruleContext } = await import('./rules.js');
+  const services = [clusterIP(), svc('b', { type: 'NodePort', clusterIP: '10.96.0.51', ports: [{ name: 'p80', port: 80, protocol: 'TCP', nodePort: 30081 }] })];
+  const slices = [slice('svc1', [{ ip: '10.244.1.2' }]), slice('b', [{ ip: '10.244.1.5' }])];
+  const sps = servicePorts(services);
+  const eps = endpointsByServicePort(slices);
+  const ctx = ruleContext('10.244.0.0/16');
+  const parts = sps.map((sp) => renderServicePort(sp, eps.get(`${sp.name}/${sp.protocol}`) ?? [], ctx));
+  assert.equal(assembleRules(parts, ctx).text, render(services, slices).text);
+  assert.deepEqual(assembleRules(parts, ctx).ruleCounts, render(services, slices).ruleCounts);
 });

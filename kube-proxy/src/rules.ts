@@ -4,7 +4,7 @@
  * It writes only our chains; the jumps from the built-in chains are ensured separately
  * (see {@link JUMP_RULES}) because iptables-restore --noflush cannot add them idempotently.
  */
-import { cidrContains, parseCidr } from '@mk8s/cni';
+import { cidrContains, parseCidr, type Cidr } from '@mk8s/cni';
 import { endpointChain, externalChain, serviceChain } from './chain-names.js';
 import { usableEndpoints, type EndpointInfo, type ServicePortInfo } from './service-state.js';
 
@@ -84,6 +84,50 @@ export interface RulesInput {
   masqueradeBit?: number;
 }
 
+/** What every service port's rules depend on besides the port itself. */
+export interface RuleContext {
+  clusterCidr: string;
+  podNet: Cidr;
+  /** e.g. 0x4000 */
+  mark: string;
+}
+
+export function ruleContext(clusterCidr: string, masqueradeBit = 14): RuleContext {
+  return { clusterCidr, podNet: parseCidr(clusterCidr), mark: `0x${(1 << masqueradeBit).toString(16)}` };
+}
+
+/**
+ * One service port's share of the program, as restore-input text ("…\n"-terminated lines, '' for
+ * none). Immutable: a sync re-renders only the ports whose Service or EndpointSlices changed and
+ * reuses the others' text as it is (upstream's partial sync).
+ */
+export interface ServicePortRules {
+  /** `${servicePortName}/${protocol}`, the key endpointsByServicePort uses. */
+  key: string;
+  /** The service port name ("ns/name:port") and protocol: program order sorts by them. */
+  name: string;
+  protocol: string;
+  /** Its REJECT rules in filter KUBE-SERVICES / KUBE-EXTERNAL-SERVICES (no endpoints). */
+  filter: string;
+  /** Its rule in nat KUBE-SERVICES. */
+  natServices: string;
+  /** Its rule in nat KUBE-NODEPORTS. */
+  natNodePorts: string;
+  /** Its own nat chains (KUBE-SVC, KUBE-EXT, KUBE-SEP…) in declaration order, with their rules. */
+  chains: { name: string; rules: string }[];
+  ruleCounts: { filter: number; nat: number };
+}
+
+/** The text of the fixed chains whose content depends on the service ports (compared per sync). */
+export interface FixedRules {
+  /** The whole filter section, '*filter' to 'COMMIT\n'. */
+  filter: string;
+  /** nat KUBE-SERVICES rules. */
+  natServices: string;
+  /** nat KUBE-NODEPORTS rules. */
+  natNodePorts: string;
+}
+
 /** The restore input and what it holds. */
 export interface RenderedRules {
   /** iptables-restore input (filter then nat), for --noflush. */
@@ -92,127 +136,186 @@ export interface RenderedRules {
   natChains: Set<string>;
   /** Number of rules per table (metrics). */
   ruleCounts: { filter: number; nat: number };
-  /** The nat rules of each chain (for incremental restores). */
-  natByChain: Map<string, string[]>;
-  /** The whole filter section ('*filter' … 'COMMIT'); small, always written in full. */
-  filterSection: string[];
+  /** Each service port's rules by key (incremental restores). */
+  ports: Map<string, ServicePortRules>;
+  fixed: FixedRules;
 }
 
 /** Upstream's probability text: %0.10f of 1/(n-i). */
 function probability(n: number): string { return (1 / n).toFixed(10); }
 
-function proto(sp: ServicePortInfo): string[] {
+function comment(text: string): string { return `-m comment --comment ${text.includes(' ') ? `"${text}"` : text}`; }
+
+/** renderServicePort renders one service port's rules (upstream syncProxyRules' per-service body). */
+export function renderServicePort(sp: ServicePortInfo, all: readonly EndpointInfo[], ctx: RuleContext): ServicePortRules {
+  const key = `${sp.name}/${sp.protocol}`;
+  const eps = usableEndpoints(all);
   const p = sp.protocol.toLowerCase();
-  return ['-m', p, '-p', p];
+  const proto = `-m ${p} -p ${p}`;
+  const dst = `-d ${sp.clusterIP}/32 --dport ${sp.port}`;
+  if (eps.length === 0) {
+    // Refused at once rather than black-holed: the client sees ECONNREFUSED (upstream "has no endpoints").
+    const c = comment(`${sp.name} has no endpoints`);
+    let filter = `-A KUBE-SERVICES ${c} ${proto} ${dst} -j REJECT\n`;
+    if (sp.nodePort) filter += `-A KUBE-EXTERNAL-SERVICES ${c} -m addrtype --dst-type LOCAL ${proto} --dport ${sp.nodePort} -j REJECT\n`;
+    return { key, name: sp.name, protocol: sp.protocol, filter, natServices: '', natNodePorts: '', chains: [], ruleCounts: { filter: sp.nodePort ? 2 : 1, nat: 0 } };
+  }
+  const svc = serviceChain(sp.name, sp.protocol);
+  const chains: { name: string; rules: string }[] = [];
+  const clusterIpComment = comment(`${sp.name} cluster IP`);
+  const natServices = `-A KUBE-SERVICES ${clusterIpComment} ${proto} ${dst} -j ${svc}\n`;
+  let nat = 1;
+  // Traffic to the cluster IP from outside the pod network (the node itself, the host) is
+  // masqueraded so replies come back through this node's conntrack.
+  let svcRules = `-A ${svc} ${clusterIpComment} ${proto} ${dst} ! -s ${ctx.clusterCidr} -j KUBE-MARK-MASQ\n`;
+  nat++;
+  chains.push({ name: svc, rules: '' });
+  let natNodePorts = '';
+  if (sp.nodePort) {
+    const ext = externalChain(sp.name, sp.protocol);
+    natNodePorts = `-A KUBE-NODEPORTS ${comment(sp.name)} ${proto} --dport ${sp.nodePort} -j ${ext}\n`;
+    chains.push({ name: ext, rules: `-A ${ext} ${comment(`masquerade traffic for ${sp.name} external destinations`)} -j KUBE-MARK-MASQ\n-A ${ext} -j ${svc}\n` });
+    nat += 3;
+  }
+  const seps = eps.map((e) => ({ e, chain: endpointChain(sp.name, sp.protocol, `${e.ip}:${e.port}`) }));
+  if (sp.affinityTimeoutSeconds !== undefined) {
+    for (const { e, chain } of seps) {
+      svcRules += `-A ${svc} ${comment(`${sp.name} -> ${e.ip}:${e.port}`)} -m recent --name ${chain} --rcheck --seconds ${sp.affinityTimeoutSeconds} --reap -j ${chain}\n`;
+    }
+    nat += seps.length;
+  }
+  seps.forEach(({ e, chain }, i) => {
+    const n = seps.length - i;
+    const stat = n > 1 ? ` -m statistic --mode random --probability ${probability(n)}` : '';
+    svcRules += `-A ${svc} ${comment(`${sp.name} -> ${e.ip}:${e.port}`)}${stat} -j ${chain}\n`;
+  });
+  nat += seps.length;
+  chains[0]!.rules = svcRules;
+  const spComment = comment(sp.name);
+  const affinity = sp.affinityTimeoutSeconds !== undefined ? ' -m recent --name %C --set' : '';
+  for (const { e, chain } of seps) {
+    // Hairpin: a pod reaching itself through the Service must see the reply come from the gateway.
+    // An endpoint off the pod network (the apiserver on the host for default/kubernetes) cannot
+    // route replies to pod IPs (the host blackholes them): always masquerade to the node's IP,
+    // a deviation from upstream, whose hosts route pod CIDRs back.
+    const masq = cidrContains(ctx.podNet, e.ip) ? `-A ${chain} ${spComment} -s ${e.ip}/32 -j KUBE-MARK-MASQ\n` : `-A ${chain} ${spComment} -j KUBE-MARK-MASQ\n`;
+    chains.push({ name: chain, rules: `${masq}-A ${chain} ${spComment} ${proto}${affinity.replace('%C', chain)} -j DNAT --to-destination ${e.ip}:${e.port}\n` });
+  }
+  nat += 2 * seps.length;
+  return { key, name: sp.name, protocol: sp.protocol, filter: '', natServices, natNodePorts, chains, ruleCounts: { filter: 0, nat } };
 }
 
-function comment(text: string): string[] { return ['-m', 'comment', '--comment', text.includes(' ') ? `"${text}"` : text]; }
+/** The fixed chains' rules that do not depend on any service. */
+const FORWARD_RULES = (markMask: string) => [
+  '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP',
+  `-A KUBE-FORWARD ${comment('kubernetes forwarding rules')} -m mark --mark ${markMask} -j ACCEPT`,
+  `-A KUBE-FORWARD ${comment('kubernetes forwarding conntrack rule')} -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT`,
+].join('\n') + '\n';
+const NODEPORTS_LAST = `-A KUBE-SERVICES ${comment('kubernetes service nodeports; NOTE: this must be the last rule in this chain')} -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS\n`;
+const STATIC_NAT = (mark: string) => [
+  `-A KUBE-POSTROUTING -m mark ! --mark ${mark}/${mark} -j RETURN`,
+  `-A KUBE-POSTROUTING -j MARK --xor-mark ${mark}`,
+  `-A KUBE-POSTROUTING ${comment('kubernetes service traffic requiring SNAT')} -j MASQUERADE --random-fully`,
+  `-A KUBE-MARK-MASQ -j MARK --or-mark ${mark}`,
+].join('\n') + '\n';
+const FILTER_HEAD = `*filter\n${FILTER_CHAINS.map((c) => `:${c} - [0:0]\n`).join('')}`;
 
-export function renderRules(input: RulesInput): RenderedRules {
-  const mark = `0x${(1 << (input.masqueradeBit ?? 14)).toString(16)}`;
-  const markMask = `${mark}/${mark}`;
-  const filter: string[] = [];
-  const nat: string[] = [];
-  const natDynamic: string[] = [];
-  const natChains = new Set<string>(NAT_CHAINS);
-  const podNet = parseCidr(input.clusterCidr);
-  const rule = (to: string[], chain: string, ...args: string[]) => to.push(['-A', chain, ...args].join(' '));
-
-  for (const sp of input.services) {
-    const all = input.endpoints.get(`${sp.name}/${sp.protocol}`) ?? [];
-    const eps = usableEndpoints(all);
-    const dst = ['-d', `${sp.clusterIP}/32`, '--dport', String(sp.port)];
-    if (eps.length === 0) {
-      // Refused at once rather than black-holed: the client sees ECONNREFUSED (upstream "has no endpoints").
-      rule(filter, 'KUBE-SERVICES', ...comment(`${sp.name} has no endpoints`), ...proto(sp), ...dst, '-j', 'REJECT');
-      if (sp.nodePort) rule(filter, 'KUBE-EXTERNAL-SERVICES', ...comment(`${sp.name} has no endpoints`), '-m', 'addrtype', '--dst-type', 'LOCAL', ...proto(sp), '--dport', String(sp.nodePort), '-j', 'REJECT');
-      continue;
-    }
-    const svc = serviceChain(sp.name, sp.protocol);
-    natChains.add(svc);
-    natDynamic.push(svc);
-    rule(nat, 'KUBE-SERVICES', ...comment(`${sp.name} cluster IP`), ...proto(sp), ...dst, '-j', svc);
-    // Traffic to the cluster IP from outside the pod network (the node itself, the host) is
-    // masqueraded so replies come back through this node's conntrack.
-    rule(nat, svc, ...comment(`${sp.name} cluster IP`), ...proto(sp), ...dst, '!', '-s', input.clusterCidr, '-j', 'KUBE-MARK-MASQ');
-    if (sp.nodePort) {
-      const ext = externalChain(sp.name, sp.protocol);
-      natChains.add(ext);
-      natDynamic.push(ext);
-      rule(nat, 'KUBE-NODEPORTS', ...comment(sp.name), ...proto(sp), '--dport', String(sp.nodePort), '-j', ext);
-      rule(nat, ext, ...comment(`masquerade traffic for ${sp.name} external destinations`), '-j', 'KUBE-MARK-MASQ');
-      rule(nat, ext, '-j', svc);
-    }
-    const seps = eps.map((e) => ({ e, chain: endpointChain(sp.name, sp.protocol, `${e.ip}:${e.port}`) }));
-    if (sp.affinityTimeoutSeconds !== undefined) {
-      for (const { e, chain } of seps) {
-        rule(nat, svc, ...comment(`${sp.name} -> ${e.ip}:${e.port}`), '-m', 'recent', '--name', chain, '--rcheck', '--seconds', String(sp.affinityTimeoutSeconds), '--reap', '-j', chain);
-      }
-    }
-    seps.forEach(({ e, chain }, i) => {
-      const n = seps.length - i;
-      const stat = n > 1 ? ['-m', 'statistic', '--mode', 'random', '--probability', probability(n)] : [];
-      rule(nat, svc, ...comment(`${sp.name} -> ${e.ip}:${e.port}`), ...stat, '-j', chain);
-    });
-    for (const { e, chain } of seps) {
-      natChains.add(chain);
-      natDynamic.push(chain);
-      if (cidrContains(podNet, e.ip)) {
-        // Hairpin: a pod reaching itself through the Service must see the reply come from the gateway.
-        rule(nat, chain, ...comment(sp.name), '-s', `${e.ip}/32`, '-j', 'KUBE-MARK-MASQ');
-      } else {
-        // An endpoint off the pod network (the apiserver on the host for default/kubernetes) cannot
-        // route replies to pod IPs (the host blackholes them): masquerade to the node's IP.
-        // A deviation from upstream, whose hosts route pod CIDRs back.
-        rule(nat, chain, ...comment(sp.name), '-j', 'KUBE-MARK-MASQ');
-      }
-      const affinity = sp.affinityTimeoutSeconds !== undefined ? ['-m', 'recent', '--name', chain, '--set'] : [];
-      rule(nat, chain, ...comment(sp.name), ...proto(sp), ...affinity, '-j', 'DNAT', '--to-destination', `${e.ip}:${e.port}`);
-    }
+/** fixedRules: the text of the fixed chains for service ports in program order. */
+export function fixedRules(ports: Iterable<ServicePortRules>, ctx: RuleContext): FixedRules {
+  const filter: string[] = [FILTER_HEAD];
+  const svcs: string[] = [];
+  const nps: string[] = [];
+  for (const r of ports) {
+    if (r.filter) filter.push(r.filter);
+    if (r.natServices) svcs.push(r.natServices);
+    if (r.natNodePorts) nps.push(r.natNodePorts);
   }
-  rule(nat, 'KUBE-SERVICES', ...comment('kubernetes service nodeports; NOTE: this must be the last rule in this chain'), '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'KUBE-NODEPORTS');
-  rule(nat, 'KUBE-POSTROUTING', '-m', 'mark', '!', '--mark', markMask, '-j', 'RETURN');
-  rule(nat, 'KUBE-POSTROUTING', '-j', 'MARK', '--xor-mark', mark);
-  rule(nat, 'KUBE-POSTROUTING', ...comment('kubernetes service traffic requiring SNAT'), '-j', 'MASQUERADE', '--random-fully');
-  rule(nat, 'KUBE-MARK-MASQ', '-j', 'MARK', '--or-mark', mark);
-  rule(filter, 'KUBE-FORWARD', '-m', 'conntrack', '--ctstate', 'INVALID', '-j', 'DROP');
-  rule(filter, 'KUBE-FORWARD', ...comment('kubernetes forwarding rules'), '-m', 'mark', '--mark', markMask, '-j', 'ACCEPT');
-  rule(filter, 'KUBE-FORWARD', ...comment('kubernetes forwarding conntrack rule'), '-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'ACCEPT');
-
-  const natByChain = new Map<string, string[]>();
-  for (const c of [...NAT_CHAINS, ...natDynamic]) natByChain.set(c, []);
-  for (const l of nat) natByChain.get(l.slice(3, l.indexOf(' ', 3)))?.push(l);
-  const stale = [...new Set(input.existingNatChains ?? [])].filter((c) => DYNAMIC_PREFIXES.some((p) => c.startsWith(p)) && !natChains.has(c)).sort();
-  const filterSection = ['*filter', ...FILTER_CHAINS.map((c) => `:${c} - [0:0]`), ...filter, 'COMMIT'];
-  const lines: string[] = [...filterSection, '*nat'];
-  for (const c of [...NAT_CHAINS, ...natDynamic]) lines.push(`:${c} - [0:0]`);
-  // Declaring a stale chain flushes it (dropping its jumps to other stale chains); then it can go.
-  for (const c of stale) lines.push(`:${c} - [0:0]`);
-  lines.push(...nat);
-  for (const c of stale) lines.push(`-X ${c}`);
-  lines.push('COMMIT', '');
-  return { text: lines.join('\n'), natChains, ruleCounts: { filter: filter.length, nat: nat.length }, natByChain, filterSection };
+  filter.push(FORWARD_RULES(`${ctx.mark}/${ctx.mark}`), 'COMMIT\n');
+  svcs.push(NODEPORTS_LAST);
+  return { filter: filter.join(''), natServices: svcs.join(''), natNodePorts: nps.join('') };
 }
 
 /**
- * incrementalRestoreInput: what to restore when prev is what the kernel holds (upstream's partial
- * sync): the filter table and the fixed nat chains in full, per-service chains only when new or
- * changed, and the ones gone deleted. Unchanged per-service chains are not named, so --noflush
- * leaves them alone: a one-Service change costs a few chains, not the whole table.
+ * assembleRules joins service ports' rules (in program order) into one full restore input:
+ * every chain of ours declared (so --noflush flushes and rewrites it), stale per-service chains
+ * flushed and deleted, and the given jumps from the built-in chains inserted.
  */
-export function incrementalRestoreInput(prev: RenderedRules, next: RenderedRules): string {
-  const same = (a: string[] | undefined, b: string[] | undefined) => a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
-  const write: string[] = [];
-  for (const [c, rules] of next.natByChain) {
-    if ((NAT_CHAINS as readonly string[]).includes(c) || !same(prev.natByChain.get(c), rules)) write.push(c);
+export function assembleRules(ports: readonly ServicePortRules[], ctx: RuleContext, existingNatChains: Iterable<string> = [], jumps: readonly JumpRule[] = []): RenderedRules {
+  const fixed = fixedRules(ports, ctx);
+  const natChains = new Set<string>(NAT_CHAINS);
+  const decl: string[] = NAT_CHAINS.map((c) => `:${c} - [0:0]\n`);
+  const rules: string[] = [];
+  const counts = { filter: 3, nat: 5 };
+  for (const r of ports) {
+    counts.filter += r.ruleCounts.filter;
+    counts.nat += r.ruleCounts.nat;
+    for (const c of r.chains) {
+      natChains.add(c.name);
+      decl.push(`:${c.name} - [0:0]\n`);
+      rules.push(c.rules);
+    }
   }
-  const gone = [...prev.natChains].filter((c) => !next.natChains.has(c)).sort();
-  const lines = [...next.filterSection, '*nat'];
-  for (const c of [...write, ...gone]) lines.push(`:${c} - [0:0]`);
-  for (const c of write) lines.push(...(next.natByChain.get(c) ?? []));
-  for (const c of gone) lines.push(`-X ${c}`);
-  lines.push('COMMIT', '');
-  return lines.join('\n');
+  const stale = [...new Set(existingNatChains)].filter((c) => DYNAMIC_PREFIXES.some((p) => c.startsWith(p)) && !natChains.has(c)).sort();
+  const jumpLines = (table: string) => jumps.filter((j) => j.table === table).map((j) => `-I ${j.chain} 1 ${jumpArgs(j)}\n`).join('');
+  const text = [
+    fixed.filter.slice(0, -'COMMIT\n'.length), jumpLines('filter'), 'COMMIT\n',
+    '*nat\n', ...decl,
+    // Declaring a stale chain flushes it (dropping its jumps to other stale chains); then it can go.
+    ...stale.map((c) => `:${c} - [0:0]\n`),
+    fixed.natServices, fixed.natNodePorts, STATIC_NAT(ctx.mark), ...rules,
+    ...stale.map((c) => `-X ${c}\n`),
+    jumpLines('nat'), 'COMMIT\n',
+  ].join('');
+  return { text, natChains, ruleCounts: counts, ports: new Map(ports.map((r) => [r.key, r])), fixed };
+}
+
+/** Program order of service ports (servicePorts' order): by service port name, then protocol. */
+export function comparePorts(a: { name: string; protocol: string }, b: { name: string; protocol: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol.localeCompare(b.protocol);
+}
+
+export function renderRules(input: RulesInput): RenderedRules {
+  const ctx = ruleContext(input.clusterCidr, input.masqueradeBit);
+  const ports = input.services.map((sp) => renderServicePort(sp, input.endpoints.get(`${sp.name}/${sp.protocol}`) ?? [], ctx));
+  return assembleRules(ports, ctx, input.existingNatChains);
+}
+
+/** The state a partial restore is computed between (what the kernel holds, what is wanted). */
+export interface RulesState { ports: ReadonlyMap<string, ServicePortRules>; fixed: FixedRules }
+
+/**
+ * incrementalRestoreInput: what to restore when prev is what the kernel holds (upstream's partial
+ * sync): only chains whose text changed are declared (so --noflush rewrites them and leaves every
+ * other chain alone), chains gone are deleted, the filter section and nat KUBE-SERVICES /
+ * KUBE-NODEPORTS only when their text changed. A one-endpoint change thus writes its KUBE-SVC chain
+ * and the SEP chains that came or went, not 10,000 rules. keys limits the comparison to the service
+ * ports that may differ (the proxier knows which); by default all of both. '' when nothing differs.
+ */
+export function incrementalRestoreInput(prev: RulesState, next: RulesState, keys?: Iterable<string>): string {
+  const decl: string[] = [];
+  const rules: string[] = [];
+  const gone: string[] = [];
+  for (const k of keys ?? new Set([...prev.ports.keys(), ...next.ports.keys()])) {
+    const a = prev.ports.get(k);
+    const b = next.ports.get(k);
+    if (a === b) continue;
+    const before = new Map((a?.chains ?? []).map((c) => [c.name, c.rules]));
+    for (const c of b?.chains ?? []) {
+      if (before.get(c.name) !== c.rules) { decl.push(`:${c.name} - [0:0]\n`); rules.push(c.rules); }
+      before.delete(c.name);
+    }
+    gone.push(...before.keys());
+  }
+  gone.sort();
+  const out: string[] = [];
+  if (prev.fixed.filter !== next.fixed.filter) out.push(next.fixed.filter);
+  if (prev.fixed.natServices !== next.fixed.natServices) { decl.unshift(':KUBE-SERVICES - [0:0]\n'); rules.unshift(next.fixed.natServices); }
+  if (prev.fixed.natNodePorts !== next.fixed.natNodePorts) { decl.unshift(':KUBE-NODEPORTS - [0:0]\n'); rules.unshift(next.fixed.natNodePorts); }
+  if (decl.length > 0 || gone.length > 0) {
+    // A gone chain is flushed before -X: a gone KUBE-SVC may still jump to a gone KUBE-SEP.
+    out.push('*nat\n', ...decl, ...gone.map((c) => `:${c} - [0:0]\n`), ...rules, ...gone.map((c) => `-X ${c}\n`), 'COMMIT\n');
+  }
+  return out.join('');
 }
 
 /** renderCleanup: restore input that deletes every chain of ours found in the given chain lists. */
