@@ -23,6 +23,7 @@ import { RbacAuthorizer, type RbacSource } from './rbac.js';
 import { NodeAuthorizer } from './node.js';
 import { ensureBootstrapPolicy } from './bootstrap-policy.js';
 import { registerAuthorizationApi } from '../authorization-api/index.js';
+import { registerAuthenticationApi } from '../authentication-api/index.js';
 
 export type AuthorizationMode = 'AlwaysAllow' | 'RBAC' | 'Node';
 export const AUTHORIZATION_MODES: readonly AuthorizationMode[] = ['AlwaysAllow', 'RBAC', 'Node'];
@@ -118,6 +119,7 @@ export function buildSecurity(cfg: SecurityConfig, o: { clock: Clock; logger: Lo
   if (modes.includes('RBAC')) out.admission.push(new RbacEscalation({ rbac, authorizers }));
   out.plugins.push((app) => {
     registerAuthorizationApi(app, { authorizers: out.authorizers ?? authorizers });
+    if (out.authenticators) registerAuthenticationApi(app, { authenticators: out.authenticators });
     app.addHook('onReady', async () => {
       ref.registry = (app as FastifyInstance & { registry: Registry }).registry;
       if (!modes.includes('RBAC')) return;

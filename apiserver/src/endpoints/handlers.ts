@@ -173,7 +173,7 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
   }
   if (sub === 'token' && r.resource === 'serviceaccounts' && r.group === '' && deps.tokenRequest) {
     if (info.verb !== 'create') throw methodNotAllowedError();
-    return reply.code(201).type(JSON_CONTENT_TYPE).send(await createToken(deps.tokenRequest, ns, name, decodeObject(req.body, ct)));
+    return reply.code(201).type(JSON_CONTENT_TYPE).send(await createToken(deps.tokenRequest, ns, name, decodeObject(req.body, ct), rc.user));
   }
   throw notFoundError();
 }

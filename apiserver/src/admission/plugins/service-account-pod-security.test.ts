@@ -7,6 +7,8 @@ import { MemoryStorage } from '../../testing/memory-storage.js';
 import { buildApiServer } from '../../server.js';
 import { ServiceAccountTokenIssuer } from '../../auth/service-account.js';
 import { policyToEvaluate } from './pod-security.js';
+import { createToken } from '../../registry/core/serviceaccounts/token.js';
+import { errors, type KubeObject } from '@mk8s/api';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -217,4 +219,28 @@ describe('TokenRequest (serviceaccounts/token)', () => {
     await post('/api/v1/namespaces/default/serviceaccounts', sa('robot'));
     assert.equal((await post('/api/v1/namespaces/default/serviceaccounts/robot/token', { spec: {} })).statusCode, 404);
   });
+});
+
+test('TokenRequest by a kubelet: only bound to a pod on its own node (NodeRestriction)', async () => {
+  const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const objs: Record<string, KubeObject> = {
+    'sa/default': { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: 'ns', uid: 's1' } },
+    'pod/mine': { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'mine', namespace: 'ns', uid: 'p1' }, spec: { nodeName: 'n1', serviceAccountName: 'default' } } as KubeObject,
+    'pod/theirs': { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'theirs', namespace: 'ns', uid: 'p2' }, spec: { nodeName: 'n2', serviceAccountName: 'default' } } as KubeObject,
+  };
+  const get = (kind: string) => async (_ns: string, name: string) => { const o = objs[`${kind}/${name}`]; if (!o) throw errors.notFound(`${kind}s`, name); return o; };
+  const deps = { issuer: new ServiceAccountTokenIssuer({ privateKeyPem: keyPem, clock }), defaultAudiences: ['x'], now: () => clock.now(),
+    getServiceAccount: get('sa'), getPod: get('pod'), getSecret: get('secret') };
+  const kubelet = { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
+  const ref = (name: string, uid: string) => ({ spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name, uid } } });
+  assert.ok(((await createToken(deps, 'ns', 'default', ref('mine', 'p1'), kubelet))['status'] as Json).token);
+  const refused: [Json, string][] = [
+    [{ spec: {} }, 'node requested token not bound to a pod'],
+    [{ spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'mine' } } }, 'node requested token with a pod binding without a uid'],
+    [ref('theirs', 'p2'), 'node requested token bound to a pod scheduled on a different node'],
+  ];
+  for (const [body, why] of refused) {
+    await assert.rejects(createToken(deps, 'ns', 'default', body, kubelet), (err: Error) => err.message === `serviceaccounts "default" is forbidden: ${why}`);
+  }
+  assert.ok(await createToken(deps, 'ns', 'default', { spec: {} }, { username: 'admin', groups: ['system:masters'] }));
 });

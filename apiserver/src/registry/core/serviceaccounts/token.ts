@@ -5,6 +5,9 @@
  */
 import { ApiError, errors, type KubeObject } from '@mk8s/api';
 import type { ServiceAccountTokenIssuer } from '../../../auth/service-account.js';
+import type { UserInfo } from '../../../auth/authentication.js';
+import { nodeNameOf } from '../../../auth/node.js';
+import { forbidden } from '../../../admission/plugins/namespace-lifecycle.js';
 
 type Obj = Record<string, unknown>;
 
@@ -27,8 +30,12 @@ export interface TokenRequestDeps {
 const invalid = (name: string, field: string, value: unknown, why: string) =>
   errors.invalid('TokenRequest', 'authentication.k8s.io', name, [{ reason: 'FieldValueInvalid', field, message: `${field}: Invalid value: ${JSON.stringify(value)}: ${why}` }]);
 
-/** Issues a token for serviceaccounts/<name>/token; returns the TokenRequest to answer with (201). */
-export async function createToken(deps: TokenRequestDeps, namespace: string, name: string, body: Obj): Promise<Obj> {
+/**
+ * Issues a token for serviceaccounts/<name>/token; returns the TokenRequest to answer with (201).
+ * A kubelet (system:node:<n>) only gets tokens bound to a pod scheduled on its node, as upstream's
+ * NodeRestriction admission enforces.
+ */
+export async function createToken(deps: TokenRequestDeps, namespace: string, name: string, body: Obj, user?: UserInfo): Promise<Obj> {
   const meta = (body['metadata'] ?? {}) as Obj;
   if (meta['name'] !== undefined && meta['name'] !== '' && meta['name'] !== name) {
     throw new ApiError('BadRequest', `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`);
@@ -40,6 +47,8 @@ export async function createToken(deps: TokenRequestDeps, namespace: string, nam
   if (exp > MAX_TOKEN_EXPIRATION_SECONDS) throw invalid(name, 'spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds');
   const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? (spec['audiences'] as unknown[]).map(String) : deps.defaultAudiences;
 
+  const node = user ? nodeNameOf(user) : undefined;
+  if (node !== undefined) await restrictToNode(deps, node, namespace, name, spec['boundObjectRef'] as Obj | undefined | null);
   const sa = await deps.getServiceAccount(namespace, name);
   let pod: KubeObject | undefined; let secret: KubeObject | undefined;
   const ref = spec['boundObjectRef'] as Obj | undefined | null;
@@ -75,4 +84,15 @@ export async function createToken(deps: TokenRequestDeps, namespace: string, nam
     spec,
     status: { token, expirationTimestamp: new Date(expiry * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
   };
+}
+
+async function restrictToNode(deps: TokenRequestDeps, node: string, namespace: string, name: string, ref: Obj | undefined | null): Promise<void> {
+  const refuse = (why: string) => forbidden('serviceaccounts', name, why);
+  if (!ref || ref['apiVersion'] !== 'v1' || ref['kind'] !== 'Pod' || !ref['name']) throw refuse('node requested token not bound to a pod');
+  if (!ref['uid']) throw refuse('node requested token with a pod binding without a uid');
+  const pod = await deps.getPod(namespace, String(ref['name']));
+  if (pod.metadata.uid !== ref['uid']) {
+    throw refuse(`the UID in the bound object reference (${String(ref['uid'])}) does not match the UID in record. The object might have been deleted and then recreated`);
+  }
+  if (((pod['spec'] ?? {}) as Obj)['nodeName'] !== node) throw refuse('node requested token bound to a pod scheduled on a different node');
 }
