@@ -133,6 +133,7 @@ export class SchedulerCache {
       if (ni?.node) this.snapshot.set(ni.clone()); else this.snapshot.remove(name);
     }
     this.dirty.clear();
+    this.snapshot.endUpdate();
     return this.snapshot;
   }
 

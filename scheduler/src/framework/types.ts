@@ -5,6 +5,7 @@
  */
 import type { Named, Pod as ApiPod, Node as ApiNode, PodAffinityTerm, WeightedPodAffinityTerm } from '@mk8s/api';
 import { labelSelectorFromObject, type Labels, type Selector } from '../util/labels.js';
+import { EXISTING_TERM_KINDS, ExistingTerms, MatchCounts, TopologyDomains, nodeDelta, type ExistingTermKind, type PairCounts, type PodMatcher } from './pod-index.js';
 import { addResourceList, cloneResource, emptyResource, podNonZeroRequests, podRequests, type Resource } from './resource.js';
 
 export type Pod = Named<ApiPod>;
@@ -22,6 +23,8 @@ export interface AffinityTerm {
   namespaceSelector: Selector | undefined;
   selector: Selector;
   topologyKey: string;
+  /** Equal keys mean equal terms (namespaces, both selectors, topologyKey): what indexes group by. */
+  key: string;
 }
 export interface WeightedAffinityTerm extends AffinityTerm { weight: number }
 
@@ -55,6 +58,7 @@ function compileTerm(pod: Pod, t: PodAffinityTerm): AffinityTerm {
     namespaceSelector: t.namespaceSelector ? labelSelectorFromObject(t.namespaceSelector) : undefined,
     selector: labelSelectorFromObject(labelSelector),
     topologyKey: t.topologyKey,
+    key: JSON.stringify([[...namespaces].sort(), t.namespaceSelector ?? null, labelSelector ?? null, t.topologyKey]),
   };
 }
 const compileWeighted = (pod: Pod, ts: WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] =>
@@ -191,9 +195,15 @@ export class Snapshot {
   private readonly index = new Map<string, number>();
   private affinityList: NodeInfo[] | undefined;
   private antiAffinityList: NodeInfo[] | undefined;
+  /** Pod indexes (pod-index.ts), built on first use and kept in step by set/remove. */
+  private readonly counts = new Map<string, MatchCounts>();
+  private readonly terms = new Map<ExistingTermKind, ExistingTerms>();
+  private readonly topology: TopologyDomains;
+  private round = 0;
   constructor(nodes: NodeInfo[]) {
     this.list = [...nodes];
     this.list.forEach((n, i) => this.index.set(n.name, i));
+    this.topology = new TopologyDomains(this.list);
   }
   get nodeInfoList(): readonly NodeInfo[] { return this.list; }
   /** Nodes with at least one pod that has (anti-)affinity terms. */
@@ -206,7 +216,39 @@ export class Snapshot {
   }
   get(name: string): NodeInfo | undefined { const i = this.index.get(name); return i === undefined ? undefined : this.list[i]; }
   get numNodes(): number { return this.list.length; }
-  /** A snapshot where the node of the same name is replaced by ni. */
+
+  /**
+   * Pods matching m, per node and per topology pair. An indexable matcher (m.key set) is counted
+   * with one scan the first time and kept up to date afterwards; others are counted afresh.
+   * Valid until the snapshot next changes.
+   */
+  podCounts(m: PodMatcher): MatchCounts {
+    if (m.key === undefined) return new MatchCounts(m, this.list);
+    let mc = this.counts.get(m.key);
+    if (mc) this.counts.delete(m.key); // re-inserted last: the Map's order is least recently used first
+    else mc = new MatchCounts(m, this.list);
+    this.counts.set(m.key, mc);
+    mc.lastUsed = this.round;
+    if (this.counts.size > MAX_MATCH_INDEXES) this.counts.delete(this.counts.keys().next().value!);
+    return mc;
+  }
+
+  /** Matching pods per value of topologyKey (nodes without the label left out). Read-only. */
+  pairCounts(mc: MatchCounts, topologyKey: string): PairCounts {
+    return mc.pairs(topologyKey, (n) => this.get(n));
+  }
+
+  /** The (anti-)affinity terms of one kind that pods on these nodes carry, grouped by term. */
+  existingTerms(kind: ExistingTermKind): ExistingTerms {
+    let t = this.terms.get(kind);
+    if (!t) { t = new ExistingTerms(kind, this.list); this.terms.set(kind, t); }
+    return t;
+  }
+
+  /** value → number of nodes carrying topologyKey=value. Read-only. */
+  domains(topologyKey: string): PairCounts { return this.topology.of(topologyKey); }
+
+  /** A snapshot where the node of the same name is replaced by ni (its indexes start empty). */
   withNode(ni: NodeInfo): Snapshot {
     return new Snapshot(this.list.map((n) => (n.name === ni.name ? ni : n)));
   }
@@ -216,6 +258,7 @@ export class Snapshot {
     const prev = i === undefined ? undefined : this.list[i];
     if (i === undefined) { this.index.set(ni.name, this.list.length); this.list.push(ni); } else this.list[i] = ni;
     this.invalidate(prev, ni);
+    this.applyToIndexes(prev, ni);
   }
   /** @internal The cache's incremental update: drops a node (the last one takes its slot). */
   remove(name: string): void {
@@ -226,12 +269,32 @@ export class Snapshot {
     this.index.delete(name);
     if (last !== prev) { this.list[i] = last; this.index.set(last.name, i); }
     this.affinityList = undefined; this.antiAffinityList = undefined;
+    this.applyToIndexes(prev, undefined);
+  }
+  /**
+   * @internal Called by the cache after each update: drops match indexes no cycle asked for in a
+   * while, so pods seen once do not cost every later update.
+   */
+  endUpdate(): void {
+    this.round++;
+    for (const [k, mc] of this.counts) if (this.round - mc.lastUsed > IDLE_ROUNDS_BEFORE_EVICTION) this.counts.delete(k);
+  }
+  private applyToIndexes(prev: NodeInfo | undefined, next: NodeInfo | undefined): void {
+    if (prev === next || (!this.counts.size && !this.terms.size && !this.topology.active)) return;
+    const d = nodeDelta(prev, next);
+    for (const mc of this.counts.values()) mc.apply(d);
+    for (const kind of EXISTING_TERM_KINDS) this.terms.get(kind)?.apply(d);
+    this.topology.apply(d);
   }
   private invalidate(prev: NodeInfo | undefined, next: NodeInfo): void {
     if (this.affinityList && (prev?.podsWithAffinity.length ?? 0) + next.podsWithAffinity.length > 0) this.affinityList = undefined;
     if (this.antiAffinityList && (prev?.podsWithRequiredAntiAffinity.length ?? 0) + next.podsWithRequiredAntiAffinity.length > 0) this.antiAffinityList = undefined;
   }
 }
+/** Match indexes kept at most; beyond, the least recently used goes. */
+const MAX_MATCH_INDEXES = 64;
+/** Cache updates a match index may go unused before it is dropped. */
+const IDLE_ROUNDS_BEFORE_EVICTION = 200;
 
 /**
  * Per-cycle scratch space shared by a pod's plugins (framework.CycleState). Written by PreFilter /

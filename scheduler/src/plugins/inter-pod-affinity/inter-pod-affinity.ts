@@ -1,7 +1,8 @@
 import type { FilterPlugin, Handle, NodeScore, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces.js';
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
 import { Status } from '../../framework/status.js';
-import { PodInfo, termMatches, type AffinityTerm, type CycleState, type NamespaceLabels, type Node, type NodeInfo, type Pod, type WeightedAffinityTerm } from '../../framework/types.js';
+import type { ExistingTermKind, PairCounts, PodMatcher, TermGroup } from '../../framework/pod-index.js';
+import { PodInfo, termMatches, type AffinityTerm, type CycleState, type NamespaceLabels, type NodeInfo, type Pod } from '../../framework/types.js';
 
 export const NAME = 'InterPodAffinity';
 export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules";
@@ -12,34 +13,50 @@ const PRE_SCORE_KEY = `PreScore${NAME}`;
 
 /** Pod counts per topology pair: topologyKey → value → count. */
 type TopologyCounts = Map<string, Map<string, number>>;
-const countOf = (m: TopologyCounts, key: string, value: string): number => m.get(key)?.get(value) ?? 0;
+
+/** Pod counts by value of one topology key (entries are never 0). */
+interface KeyedCounts { topologyKey: string; counts: PairCounts }
 
 interface PreFilterState {
   podInfo: PodInfo;
-  /** Pairs where an existing pod's required anti-affinity term matches the incoming pod. */
-  existingAntiAffinityCounts: TopologyCounts;
-  /** Pairs with pods matching all of the incoming pod's required affinity terms. */
-  affinityCounts: TopologyCounts;
-  /** Pairs with pods matching one of the incoming pod's required anti-affinity terms. */
-  antiAffinityCounts: TopologyCounts;
+  /** Per existing-pod required anti-affinity term that matches the incoming pod: where those pods run. */
+  existingAntiAffinity: KeyedCounts[];
+  /** Per topologyKey of the incoming pod's required affinity terms: pods matching all of those terms. */
+  affinityCounts: Map<string, PairCounts>;
+  /** No pod matches all required affinity terms on a node carrying the term's key. */
+  noAffinityMatches: boolean;
+  /** The incoming pod matches all its own required affinity terms (it may found a group). */
+  selfAffinity: boolean;
+  /** Per required anti-affinity term of the incoming pod: pods matching it. */
+  antiAffinity: KeyedCounts[];
 }
 
-function bump(m: TopologyCounts, node: Node, key: string, by: number): void {
-  const v = node.metadata.labels?.[key];
-  if (v === undefined) return;
+function bump(m: TopologyCounts, key: string, value: string, by: number): void {
   let byValue = m.get(key);
   if (!byValue) { byValue = new Map(); m.set(key, byValue); }
-  byValue.set(v, (byValue.get(v) ?? 0) + by);
+  byValue.set(value, (byValue.get(value) ?? 0) + by);
 }
 
 const podMatchesAllTerms = (terms: AffinityTerm[], pod: Pod, ns: NamespaceLabels): boolean =>
   terms.length > 0 && terms.every((t) => termMatches(t, pod, ns));
+
+/** A term whose match does not depend on namespace labels can be indexed across cycles. */
+const indexable = (t: AffinityTerm): boolean => !t.namespaceSelector || t.namespaceSelector.empty;
+
+/** Pods matching term t. */
+export const termMatcher = (t: AffinityTerm, ns: NamespaceLabels): PodMatcher =>
+  ({ key: indexable(t) ? `term|${t.key}` : undefined, matches: (pi) => termMatches(t, pi.pod, ns) });
+
+/** Pods matching every one of terms. */
+export const allTermsMatcher = (terms: AffinityTerm[], ns: NamespaceLabels): PodMatcher =>
+  ({ key: terms.every(indexable) ? `all|${terms.map((t) => t.key).join('|')}` : undefined, matches: (pi) => podMatchesAllTerms(terms, pi.pod, ns) });
 
 export interface InterPodAffinityArgs { hardPodAffinityWeight?: number }
 
 /**
  * Required and preferred pod affinity / anti-affinity by topologyKey, both the incoming pod's terms
  * and existing pods' terms that select the incoming pod (symmetry), as upstream's interpodaffinity.
+ * Counts come from the snapshot's pod indexes (framework/pod-index.ts), not from a scan of all pods.
  */
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
@@ -51,29 +68,27 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preFilter(state: CycleState, pod: Pod): Status | undefined {
     const pi = PodInfo.of(pod);
     const ns = this.h.namespaceLabels;
-    const existingAntiAffinityCounts: TopologyCounts = new Map();
-    for (const ni of state.snapshot.havePodsWithRequiredAntiAffinityList) {
-      if (!ni.node) continue;
-      for (const ep of ni.podsWithRequiredAntiAffinity) {
-        for (const t of ep.requiredAntiAffinityTerms) if (termMatches(t, pod, ns)) bump(existingAntiAffinityCounts, ni.node, t.topologyKey, 1);
-      }
+    const snap = state.snapshot;
+    const existingAntiAffinity: KeyedCounts[] = [];
+    for (const g of snap.existingTerms('requiredAntiAffinity').groups.values()) {
+      if (g.pairs.size && termMatches(g.term, pod, ns)) existingAntiAffinity.push({ topologyKey: g.term.topologyKey, counts: g.pairs });
     }
-    const affinityCounts: TopologyCounts = new Map();
-    const antiAffinityCounts: TopologyCounts = new Map();
-    if (pi.requiredAffinityTerms.length || pi.requiredAntiAffinityTerms.length) {
-      for (const ni of state.snapshot.nodeInfoList) {
-        if (!ni.node) continue;
-        for (const ep of ni.pods) {
-          if (podMatchesAllTerms(pi.requiredAffinityTerms, ep.pod, ns)) {
-            for (const t of pi.requiredAffinityTerms) bump(affinityCounts, ni.node, t.topologyKey, 1);
-          }
-          for (const t of pi.requiredAntiAffinityTerms) if (termMatches(t, ep.pod, ns)) bump(antiAffinityCounts, ni.node, t.topologyKey, 1);
-        }
-      }
-    } else if (existingAntiAffinityCounts.size === 0) {
-      return Status.skip();
+    const affinityCounts = new Map<string, PairCounts>();
+    const antiAffinity: KeyedCounts[] = [];
+    if (pi.requiredAffinityTerms.length) {
+      const mc = snap.podCounts(allTermsMatcher(pi.requiredAffinityTerms, ns));
+      for (const t of pi.requiredAffinityTerms) affinityCounts.set(t.topologyKey, snap.pairCounts(mc, t.topologyKey));
     }
-    state.write(PRE_FILTER_KEY, { podInfo: pi, existingAntiAffinityCounts, affinityCounts, antiAffinityCounts } satisfies PreFilterState);
+    for (const t of pi.requiredAntiAffinityTerms) {
+      const counts = snap.pairCounts(snap.podCounts(termMatcher(t, ns)), t.topologyKey);
+      if (counts.size) antiAffinity.push({ topologyKey: t.topologyKey, counts });
+    }
+    if (!pi.requiredAffinityTerms.length && !pi.requiredAntiAffinityTerms.length && existingAntiAffinity.length === 0) return Status.skip();
+    state.write(PRE_FILTER_KEY, {
+      podInfo: pi, existingAntiAffinity, affinityCounts, antiAffinity,
+      noAffinityMatches: [...affinityCounts.values()].every((m) => m.size === 0),
+      selfAffinity: podMatchesAllTerms(pi.requiredAffinityTerms, pod, ns),
+    } satisfies PreFilterState);
     return undefined;
   }
 
@@ -82,17 +97,13 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (!s) return Status.error(new Error(`reading "${PRE_FILTER_KEY}" from cycleState: not found`));
     const labels = nodeInfo.node?.metadata.labels ?? {};
     if (!this.satisfyPodAffinity(s, labels)) return Status.unschedulableAndUnresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH);
-    if (s.antiAffinityCounts.size > 0) {
-      for (const t of s.podInfo.requiredAntiAffinityTerms) {
-        const v = labels[t.topologyKey];
-        if (v !== undefined && countOf(s.antiAffinityCounts, t.topologyKey, v) > 0) {
-          return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
-        }
-      }
+    for (const a of s.antiAffinity) {
+      const v = labels[a.topologyKey];
+      if (v !== undefined && a.counts.has(v)) return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
     }
-    for (const [key, byValue] of s.existingAntiAffinityCounts) {
-      const v = labels[key];
-      if (v !== undefined && (byValue.get(v) ?? 0) > 0) return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
+    for (const e of s.existingAntiAffinity) {
+      const v = labels[e.topologyKey];
+      if (v !== undefined && e.counts.has(v)) return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
     }
     return undefined;
   }
@@ -102,37 +113,31 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     for (const t of s.podInfo.requiredAffinityTerms) {
       const v = labels[t.topologyKey];
       if (v === undefined) return false; // every topology label must exist on the node
-      if (countOf(s.affinityCounts, t.topologyKey, v) <= 0) podsExist = false;
+      if (!s.affinityCounts.get(t.topologyKey)?.has(v)) podsExist = false;
     }
     if (podsExist) return true;
     // The first pod of a group with affinity to itself may go anywhere its topology keys exist.
-    return s.affinityCounts.size === 0 && podMatchesAllTerms(s.podInfo.requiredAffinityTerms, s.podInfo.pod, this.h.namespaceLabels);
+    return s.noAffinityMatches && s.selfAffinity;
   }
 
   preScore(state: CycleState, pod: Pod): Status | undefined {
     const pi = PodInfo.of(pod);
-    const hasConstraints = pi.preferredAffinityTerms.length > 0 || pi.preferredAntiAffinityTerms.length > 0;
-    const nodes = hasConstraints ? state.snapshot.nodeInfoList : state.snapshot.havePodsWithAffinityList;
+    const snap = state.snapshot;
     const ns = this.h.namespaceLabels;
     const score: TopologyCounts = new Map();
-    const process = (terms: WeightedAffinityTerm[] | AffinityTerm[], target: Pod, node: Node, mult: number, fixed?: number) => {
-      for (const t of terms) {
-        if (!termMatches(t, target, ns)) continue;
-        const w = fixed ?? (t as WeightedAffinityTerm).weight;
-        bump(score, node, t.topologyKey, w * mult);
+    const addPairs = (key: string, pairs: PairCounts, weight: number) => { for (const [v, n] of pairs) bump(score, key, v, weight * n); };
+    // The incoming pod's preferred terms: pods matching them, where they run.
+    for (const t of pi.preferredAffinityTerms) addPairs(t.topologyKey, snap.pairCounts(snap.podCounts(termMatcher(t, ns)), t.topologyKey), t.weight);
+    for (const t of pi.preferredAntiAffinityTerms) addPairs(t.topologyKey, snap.pairCounts(snap.podCounts(termMatcher(t, ns)), t.topologyKey), -t.weight);
+    // Existing pods' terms that select the incoming pod (symmetry), matched once per distinct term.
+    const existing = (kind: ExistingTermKind, weight: (g: TermGroup) => number) => {
+      for (const g of snap.existingTerms(kind).groups.values()) {
+        if (g.pairs.size && termMatches(g.term, pod, ns)) addPairs(g.term.topologyKey, g.pairs, weight(g));
       }
     };
-    for (const ni of nodes) {
-      const node = ni.node;
-      if (!node || !node.metadata.labels || Object.keys(node.metadata.labels).length === 0) continue;
-      for (const ep of hasConstraints ? ni.pods : ni.podsWithAffinity) {
-        process(pi.preferredAffinityTerms, ep.pod, node, 1);
-        process(pi.preferredAntiAffinityTerms, ep.pod, node, -1);
-        if (this.hardPodAffinityWeight > 0) process(ep.requiredAffinityTerms, pod, node, 1, this.hardPodAffinityWeight);
-        process(ep.preferredAffinityTerms, pod, node, 1);
-        process(ep.preferredAntiAffinityTerms, pod, node, -1);
-      }
-    }
+    if (this.hardPodAffinityWeight > 0) existing('requiredAffinity', () => this.hardPodAffinityWeight);
+    existing('preferredAffinity', (g) => g.weight);
+    existing('preferredAntiAffinity', (g) => -g.weight);
     if (score.size === 0) return Status.skip();
     state.write(PRE_SCORE_KEY, score);
     return undefined;
