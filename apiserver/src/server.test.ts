@@ -245,13 +245,13 @@ describe('resource CRUD', () => {
     assert.equal(json.json().spec.replicas, 6);
   });
 
-  test('errors are Status objects: bad JSON 400, protobuf 415, unknown route 404, bad patch type 415', async (t) => {
+  test('errors are Status objects: bad JSON 400, malformed protobuf 400, unknown route 404, bad patch type 415', async (t) => {
     const { app } = await setup(t);
     const bad = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: '{nope', headers: { 'content-type': 'application/json' } });
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().reason, 'BadRequest');
     const pb = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: Buffer.from([1, 2, 3]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } });
-    assert.equal(pb.statusCode, 415);
+    assert.equal(pb.statusCode, 400);
     assert.equal(pb.json().kind, 'Status');
     const nf = await app.inject({ method: 'GET', url: '/nothing/here' });
     assert.equal(nf.statusCode, 404);

@@ -1,10 +1,11 @@
 /**
  * Request body decoding. fastify's default parsers are replaced by one catch-all that buffers the
  * body (bodyLimit 3 MiB → 413); the handler decodes it here by media type, so every failure
- * becomes a proper Status: malformed JSON/YAML → 400, protobuf and unknown types → 415.
+ * becomes a proper Status: malformed JSON/YAML/protobuf → 400, unknown types → 415.
  */
 import { ApiError } from '@mk8s/api';
 import yaml from 'js-yaml';
+import { decodeKubernetesProtobuf, PROTOBUF_MEDIA_TYPE } from '../protobuf/decode.js';
 
 export type PatchContentType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -39,9 +40,10 @@ export function decodeBody(body: unknown, contentType: string | undefined): unkn
   const buf = body === undefined || body === null ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   if (!buf || buf.length === 0) return undefined;
   const type = mediaTypeOf(contentType);
-  if (type === 'application/vnd.kubernetes.protobuf' || type.endsWith('+protobuf')) {
+  if (type === PROTOBUF_MEDIA_TYPE) return decodeKubernetesProtobuf(buf);
+  if (type.endsWith('+protobuf')) {
     throw new ApiError('UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
   }
   const text = buf.toString('utf8');
   if (type === '' || type === 'application/json' || type === 'text/plain' || type === '*/*' || type.endsWith('+json')) {
