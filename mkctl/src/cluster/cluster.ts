@@ -73,8 +73,11 @@ function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
 }
 
 /** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
-function admissionArgs(_pki: PkiPaths): string[] {
-  return [];
+function admissionArgs(pki: PkiPaths): string[] {
+  return [
+    '--enable-admission-plugins', 'NamespaceLifecycle,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds',
+    '--service-account-signing-key-file', pki.serviceAccount.key,
+  ];
 }
 
 /**
@@ -125,7 +128,9 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   }
   const hostComponent = (name: string, port: number) => {
     const s = script(p, name);
-    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port)] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
+    // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume).
+    const extra = name === 'controller-manager' ? ['--root-ca-file', pki.ca.cert] : [];
+    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
   hostComponent('scheduler', 10259);
