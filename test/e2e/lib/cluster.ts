@@ -18,7 +18,30 @@ export function kubectl(args: string[], opts: { input?: string; timeoutMs?: numb
   const r = spawnSync('kubectl', ['--kubeconfig', KUBECONFIG, '--cache-dir', cacheDir, ...args], {
     encoding: 'utf8', input: opts.input, timeout: opts.timeoutMs ?? 60_000,
   });
-  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  const out = { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  // With ServiceAccount admission on, a pod in a brand-new namespace is refused until the
+  // serviceaccount controller has made `default` (as in Kubernetes): wait for it here, once.
+  if (out.code === 0) for (const m of out.stdout.matchAll(/^namespace\/(\S+) created$/gm)) waitForDefaultServiceAccount(m[1]!);
+  return out;
+}
+
+/**
+ * Polls (synchronously, with a deadline) until the namespace's `default` ServiceAccount exists,
+ * then briefly for the kube-root-ca.crt ConfigMap the token volume reads (published at the same
+ * time). Gives up quietly at the deadlines: a cluster without those controllers never gets them.
+ */
+export function waitForDefaultServiceAccount(namespace: string, timeoutMs = 30_000): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const poll = (args: string[], ms: number): boolean => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const r = spawnSync('kubectl', ['--kubeconfig', KUBECONFIG, '--cache-dir', cacheDir, '-n', namespace, 'get', ...args, '-o', 'name'], { encoding: 'utf8', timeout: 10_000 });
+      if (r.status === 0) return true;
+      if (Date.now() > deadline) return false;
+      Atomics.wait(pause, 0, 0, 200);
+    }
+  };
+  if (poll(['serviceaccount', 'default'], timeoutMs)) poll(['configmap', 'kube-root-ca.crt'], 5_000);
 }
 
 /** kubectl that must succeed; returns stdout. */
