@@ -64,7 +64,7 @@ describe('security of the launched cluster', { skip: secure ? false : 'the clust
     const sched = join(STATE, 'kubeconfigs', 'scheduler.kubeconfig');
     const proxy = join(STATE, 'nodes', 'node-1', 'kube-proxy.kubeconfig');
     assert.equal(canI(cm, ['create', 'pods', '-n', ns]), 'yes');
-    assert.equal(canI(sched, ['create', 'pods/binding', '-n', ns]), 'yes');
+    assert.equal(canI(sched, ['create', 'pods', '--subresource=binding', '-n', ns]), 'yes');
     assert.equal(canI(sched, ['delete', 'nodes']), 'no');
     assert.equal(canI(proxy, ['list', 'endpointslices.discovery.k8s.io', '-A']), 'yes');
     assert.equal(canI(proxy, ['create', 'pods', '-n', ns]), 'no');
