@@ -42,7 +42,12 @@ describe('SPDY/3 header blocks', () => {
     await fc.assert(fc.asyncProperty(fc.array(headersArb, { minLength: 1, maxLength: 5 }), async (blocks) => {
       const c = new HeaderCompressor();
       const inflate = createInflate({ dictionary: SPDY3_DICTIONARY });
-      for (const h of blocks) assert.deepEqual(decodeNameValueBlock(await flushThrough(inflate, c.compress(h))), h);
+      for (const h of blocks) {
+        const block = c.compress(h);
+        // Ends like a zlib sync flush, which Go's flate needs to release the block's bytes.
+        assert.equal(block.subarray(-5).toString('hex'), '000000ffff');
+        assert.deepEqual(decodeNameValueBlock(await flushThrough(inflate, block)), h);
+      }
       inflate.destroy();
     }), { numRuns: 30 });
   });

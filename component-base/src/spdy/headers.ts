@@ -53,6 +53,7 @@ function u32(n: number): Buffer {
 }
 
 const MAX_STORED = 0xffff;
+const SYNC_MARKER = Buffer.from([0, 0, 0, 0xff, 0xff]);
 
 /**
  * The sending side's zlib stream, written as stored (uncompressed) deflate blocks. Header blocks
@@ -74,7 +75,7 @@ export class HeaderCompressor {
       hdr.writeUInt32BE(Adler32.of(SPDY3_DICTIONARY), 2);
       parts.push(hdr);
     }
-    for (let off = 0; off < raw.length || off === 0; off += MAX_STORED) {
+    for (let off = 0; off < raw.length; off += MAX_STORED) {
       const chunk = raw.subarray(off, off + MAX_STORED);
       // BFINAL=0, BTYPE=00, then LEN and its one's complement, little endian.
       const b = Buffer.allocUnsafe(5);
@@ -82,8 +83,11 @@ export class HeaderCompressor {
       b.writeUInt16LE(chunk.length, 1);
       b.writeUInt16LE(~chunk.length & 0xffff, 3);
       parts.push(b, chunk);
-      if (raw.length === 0) break;
     }
+    // The empty stored block a sync flush ends with. Go's flate hands out a block's bytes only
+    // when it reaches the next block header; without this marker it reads past the frame's end,
+    // latches ErrUnexpectedEOF, and the peer's next header block fails (kubectl: "lost connection").
+    parts.push(SYNC_MARKER);
     return Buffer.concat(parts);
   }
 }

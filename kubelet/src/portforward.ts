@@ -1,0 +1,193 @@
+/**
+ * The kubelet's port-forward endpoint, `/portForward/{namespace}/{pod}[/{uid}]` (upstream
+ * pkg/kubelet/cri/streaming/portforward/httpstream.go and websocket.go, served by
+ * pkg/kubelet/server). kubectl reaches it through the apiserver's pods/portforward proxy with
+ * either upgrade it offers:
+ *   - GET `Upgrade: websocket`, subprotocol `SPDY/3.1+portforward.k8s.io`: SPDY frames tunnelled
+ *     in binary WebSocket messages. Upstream the apiserver unwraps this tunnel and speaks plain
+ *     SPDY to the kubelet; here the apiserver relays bytes and the kubelet accepts both forms.
+ *   - POST `Upgrade: SPDY/3.1`, `X-Stream-Protocol-Version: portforward.k8s.io`: SPDY on the socket.
+ *
+ * Per forwarded connection the client opens a pair of streams sharing a `requestid`: `streamtype:
+ * error` then `streamtype: data`, both with `port`. Once both exist the kubelet dials the pod's
+ * port and copies bytes both ways; failures are written as text on the error stream, which is
+ * always finished when the forwarding ends (kubectl waits for that).
+ *
+ * Where the connection comes from: upstream's runtime enters the pod's network namespace and
+ * dials localhost:<port> (CRI PortForward), so a process bound to 127.0.0.1 inside the pod is
+ * reachable. mk8s dials <podIP>:<port> from the kubelet's (the node's) network namespace, across
+ * the pod bridge: same result for anything listening on 0.0.0.0 or the pod IP, but an app bound
+ * only to 127.0.0.1 in the pod refuses the connection.
+ */
+import { connect, type Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import type { Pod } from '@mk8s/api';
+import { SpdySession, type Logger, type SpdyStream } from '@mk8s/component-base';
+
+/** The only port-forward protocol version there is (apimachinery portforward.PortForwardProtocolV1Name). */
+export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
+/** The WebSocket subprotocol kubectl ≥1.30 offers for the SPDY tunnel. */
+export const PORT_FORWARD_WEBSOCKET_PROTOCOL = `SPDY/3.1+${PORT_FORWARD_PROTOCOL}`;
+/** How long the second stream of a pair may lag the first (kubelet --streaming-connection... default). */
+export const STREAM_CREATION_TIMEOUT_MS = 30_000;
+
+export interface PortForwardOptions {
+  logger: Logger;
+  /** The pod with that namespace/name bound to this node, or undefined. */
+  findPod: (namespace: string, name: string) => Pod | undefined;
+  /** Opens a TCP connection to the pod's port. @default net.connect to status.podIP */
+  dial?: (pod: Pod, port: number) => Socket;
+  /** @default STREAM_CREATION_TIMEOUT_MS */
+  streamCreationTimeoutMs?: number;
+}
+
+export interface PortForwardHandler {
+  /**
+   * Serves one HTTP upgrade whose path is /portForward/... (the caller routed it here). Answers
+   * refusals with a Status and closes the socket; never throws.
+   */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends every open session (kubelet shutdown). */
+  close(): void;
+}
+
+class RefusedError extends Error {
+  constructor(readonly code: number, readonly reason: string, message: string) { super(message); }
+}
+
+const defaultDial = (pod: Pod, port: number): Socket => {
+  const ip = pod.status?.podIP;
+  if (!ip) throw new Error(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} has no IP address yet`);
+  return connect({ host: ip, port });
+};
+
+export function createPortForwardHandler(o: PortForwardOptions): PortForwardHandler {
+  const dial = o.dial ?? defaultDial;
+  const timeoutMs = o.streamCreationTimeoutMs ?? STREAM_CREATION_TIMEOUT_MS;
+  const sessions = new Set<SpdySession>();
+  // `ws` validates subprotocols as RFC 7230 tokens, and '/' is not a token character, so it
+  // would refuse `SPDY/3.1+portforward.k8s.io` with a 400. Negotiate here instead: the request
+  // header is checked and removed before the handshake and the answer added to the 101.
+  const wss = new WebSocketServer({ noServer: true });
+  const tunnelled = new WeakSet<IncomingMessage>();
+  wss.on('headers', (headers: string[], req: IncomingMessage) => {
+    if (tunnelled.has(req)) headers.push(`Sec-WebSocket-Protocol: ${PORT_FORWARD_WEBSOCKET_PROTOCOL}`);
+  });
+
+  const refuse = (socket: Duplex, e: RefusedError) => {
+    const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: e.message, reason: e.reason, code: e.code });
+    socket.end(`HTTP/1.1 ${e.code} ${e.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+
+  const startSession = (pod: Pod, transport: Duplex) => {
+    const session = new SpdySession({ transport, onStream: pairStreams(pod) });
+    sessions.add(session);
+    session.on('protocolError', (err: Error) => o.logger.warn({ err, pod: podKey(pod) }, 'Port-forward session failed'));
+    session.on('close', () => sessions.delete(session));
+  };
+
+  // Pairs each request's error and data streams, then forwards (upstream httpStreamHandler.run).
+  const pairStreams = (pod: Pod) => {
+    const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream; timer: NodeJS.Timeout }>();
+    return (s: SpdyStream) => {
+      const type = s.headers['streamtype'];
+      // Clients that predate requestid pair error stream N with data stream N+2.
+      const requestId = s.headers['requestid'] ?? String(type === 'data' ? s.id - 2 : s.id);
+      if (type !== 'error' && type !== 'data') { s.reset(); o.logger.debug({ pod: podKey(pod), type }, 'Refused port-forward stream of unknown type'); return; }
+      let p = pairs.get(requestId);
+      if (!p) {
+        const timer = setTimeout(() => {
+          pairs.delete(requestId);
+          failPair(p!, `(conn=${podKey(pod)}, request=${requestId}) timed out waiting for streams`);
+        }, timeoutMs);
+        timer.unref();
+        p = { timer };
+        pairs.set(requestId, p);
+      }
+      if (p[type]) { s.reset(); failPair(p, `error processing stream for request ${requestId}: ${type} stream already assigned`); return; }
+      p[type] = s;
+      if (type === 'error') s.resume(); // the client only ever half-closes it
+      if (p.error && p.data) {
+        clearTimeout(p.timer);
+        pairs.delete(requestId);
+        forward(pod, p.error, p.data);
+      }
+    };
+  };
+
+  const failPair = (p: { error?: SpdyStream; data?: SpdyStream }, msg: string) => {
+    o.logger.debug({ msg }, 'Port-forward stream pair failed');
+    p.error?.end(msg);
+    p.data?.end();
+  };
+
+  const forward = (pod: Pod, errorStream: SpdyStream, data: SpdyStream) => {
+    const portHeader = data.headers['port'] ?? '';
+    const port = Number(portHeader);
+    const fail = (msg: string) => { errorStream.end(msg); data.end(); data.resume(); };
+    if (!/^\d+$/.test(portHeader) || port < 1 || port > 65535) { fail(`invalid port ${JSON.stringify(portHeader)}`); return; }
+    const prefix = `error forwarding port ${port} to pod ${podKey(pod)}, uid ${pod.metadata?.uid ?? ''}`;
+    let conn: Socket;
+    try { conn = dial(pod, port); } catch (err) { fail(`${prefix}: ${(err as Error).message}`); return; }
+    let failed = false;
+    conn.setNoDelay(true);
+    conn.on('error', (err: Error) => {
+      if (failed) return;
+      failed = true;
+      // An error before any byte flowed is the interesting one (connection refused); later ones
+      // are resets the client will notice as a closed connection anyway.
+      o.logger.debug({ err, pod: podKey(pod), port }, 'Port-forward connection failed');
+      fail(`${prefix}: ${err.message}`);
+    });
+    conn.on('close', () => { if (!failed) errorStream.end(); if (!data.writableEnded) data.end(); });
+    data.on('close', () => { if (data.aborted) conn.destroy(); });
+    data.pipe(conn);
+    conn.pipe(data);
+  };
+
+  return {
+    handleUpgrade(req, socket, head) {
+      try {
+        const url = new URL(req.url ?? '/', 'http://kubelet');
+        const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+        if (parts[0] !== 'portForward' || parts.length < 3 || parts.length > 4) throw new RefusedError(404, 'NotFound', 'not found');
+        const [, ns, name, uid] = parts as [string, string, string, string | undefined];
+        const pod = o.findPod(ns, name);
+        if (!pod || (uid && pod.metadata?.uid !== uid)) throw new RefusedError(404, 'NotFound', `pods "${name}" not found`);
+        const upgrade = String(req.headers['upgrade'] ?? '').toLowerCase();
+        if (upgrade === 'websocket') {
+          const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((x) => x.trim());
+          if (!offered.includes(PORT_FORWARD_WEBSOCKET_PROTOCOL)) {
+            // kubectl treats any non-101 as "fall back to SPDY".
+            throw new RefusedError(400, 'BadRequest', `unable to upgrade: missing subprotocol ${PORT_FORWARD_WEBSOCKET_PROTOCOL}`);
+          }
+          delete req.headers['sec-websocket-protocol'];
+          tunnelled.add(req);
+          wss.handleUpgrade(req, socket, head, (ws) => {
+            // Large writes would otherwise be buffered whole inside ws; the stream wrapper honours backpressure.
+            startSession(pod, createWebSocketStream(ws));
+          });
+          return;
+        }
+        if (upgrade !== 'spdy/3.1') throw new RefusedError(400, 'BadRequest', `unable to upgrade: unsupported protocol ${JSON.stringify(req.headers['upgrade'] ?? '')}`);
+        const offered = String(req.headers['x-stream-protocol-version'] ?? '').split(',').map((s) => s.trim());
+        if (offered.length && offered[0] !== '' && !offered.includes(PORT_FORWARD_PROTOCOL)) {
+          throw new RefusedError(403, 'Forbidden', `unable to upgrade: unable to negotiate protocol: client supports ${JSON.stringify(offered)}, server accepts ["${PORT_FORWARD_PROTOCOL}"]`);
+        }
+        socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${PORT_FORWARD_PROTOCOL}\r\n\r\n`);
+        if (head.length) socket.unshift(head);
+        startSession(pod, socket);
+      } catch (err) {
+        refuse(socket, err instanceof RefusedError ? err : new RefusedError(500, 'InternalError', (err as Error).message));
+      }
+    },
+    close() {
+      for (const s of sessions) s.close();
+      for (const c of wss.clients) c.terminate();
+    },
+  };
+}
+
+const podKey = (pod: Pod) => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
