@@ -248,7 +248,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const base = structuredClone(current);
     const patched = (type === 'apply'
-      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock))
+      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock), { force: q1(q, 'force') === 'true' })
       : applyPatch(type, base, patch, r)) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
     if (type !== 'apply') checkPatchedFields(deps, r, current, patched, q, rc);

@@ -1,14 +1,18 @@
 /**
  * Server-side apply, simplified from upstream's structured-merge-diff: every Apply manager's set
- * of fields is recorded in metadata.managedFields (FieldsV1); a field the manager applied before,
- * that its new configuration omits and that no other Apply manager owns, is removed; then the
- * configuration is merged over the live object. Maps are tracked field by field; lists are atomic
- * (owned and replaced whole, as a merge patch replaces them). Update managers are not tracked.
+ * of fields is recorded in metadata.managedFields (FieldsV1). Applying a field another manager
+ * owns with a different value is a conflict (409, upstream's message and causes) unless `force`,
+ * which moves the field to the applier; the same value makes the ownership shared. A field the
+ * manager applied before, that its new configuration omits and that no other manager owns, is
+ * removed; then the configuration is merged over the live object. Maps are tracked field by
+ * field; lists are atomic (owned and replaced whole, as a merge patch replaces them). Update
+ * managers count when their entries exist, but updates do not record them yet.
  */
-import { applyMergePatch, type KubeObject } from '@mk8s/api';
+import { isDeepStrictEqual } from 'node:util';
+import { ApiError, applyMergePatch, type KubeObject, type StatusCause } from '@mk8s/api';
 
 type Path = string[];
-interface ManagedFieldsEntry {
+export interface ManagedFieldsEntry {
   manager: string;
   operation: string;
   apiVersion?: string;
@@ -86,16 +90,40 @@ function removePath(obj: Record<string, unknown>, path: Path, keep: (prefix: str
   }
 }
 
+/** Options of one apply request. */
+export interface ApplyOptions {
+  /** `?force=true`: take over conflicting fields from their managers instead of failing. @default false */
+  force?: boolean;
+}
+
+/** One field another manager owns with a different value than the applied one. */
+export interface ApplyConflict {
+  manager: ManagedFieldsEntry;
+  path: Path;
+}
+
 /**
  * Applies config for manager over live (a copy is returned). `apiVersion` and `now` are recorded
- * in the manager's managedFields entry.
+ * in the manager's managedFields entry. Throws a 409 Conflict ApiError listing every conflict
+ * unless opts.force. Pure; safe to re-run on a newer live object.
  */
-export function serverSideApply(live: KubeObject, config: KubeObject, manager: string, apiVersion: string, now: string): KubeObject {
+export function serverSideApply(live: KubeObject, config: KubeObject, manager: string, apiVersion: string, now: string, opts: ApplyOptions = {}): KubeObject {
   const managed = ((live.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? []);
   const isMine = (m: ManagedFieldsEntry) => m.manager === manager && m.operation === 'Apply' && !m.subresource;
   const previous = managed.find(isMine);
-  const others = managed.filter((m) => !isMine(m));
+  let others = managed.filter((m) => !isMine(m));
   const newPaths = appliedFields(config);
+  const conflicts = findConflicts(live, config, newPaths, others);
+  if (conflicts.length > 0) {
+    if (!opts.force) throw applyConflictError(conflicts);
+    // Forced: the applier takes the fields over; managers left with nothing are dropped.
+    others = others.flatMap((m) => {
+      const lost = new Set(conflicts.filter((c) => c.manager === m).map((c) => JSON.stringify(c.path)));
+      if (lost.size === 0) return [m];
+      const kept = fromFieldsV1(m.fieldsV1).filter((p) => !lost.has(JSON.stringify(p)));
+      return kept.length === 0 ? [] : [{ ...m, fieldsV1: toFieldsV1(kept) }];
+    });
+  }
   const owned = new Set<string>();
   const prefixes = new Set<string>();
   const addOwned = (p: Path) => {
@@ -103,7 +131,7 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
     for (let i = 1; i < p.length; i++) prefixes.add(JSON.stringify(p.slice(0, i)));
   };
   newPaths.forEach(addOwned);
-  for (const m of others) if (m.operation === 'Apply') fromFieldsV1(m.fieldsV1).forEach(addOwned);
+  for (const m of others) fromFieldsV1(m.fieldsV1).forEach(addOwned);
   const out = structuredClone(live) as Record<string, unknown>;
   for (const p of previous ? fromFieldsV1(previous.fieldsV1) : []) {
     const k = JSON.stringify(p);
@@ -115,4 +143,70 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   const entry: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(newPaths) };
   (merged.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields = [...others, entry];
   return merged;
+}
+
+const startsWith = (p: Path, prefix: Path) => prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
+
+function valueAt(obj: unknown, path: Path): unknown {
+  let v = obj;
+  for (const seg of path) {
+    if (!isMap(v)) return undefined;
+    v = v[seg];
+  }
+  return v;
+}
+
+/**
+ * The fields of others that applying config would change. An owned field conflicts when the
+ * applier sets it (or a field inside it, or a whole value above it) to something else than what
+ * is live; setting the live value shares the ownership instead (structured-merge-diff).
+ */
+export function findConflicts(live: KubeObject, config: KubeObject, applied: Path[], others: ManagedFieldsEntry[]): ApplyConflict[] {
+  const out: ApplyConflict[] = [];
+  for (const m of others) {
+    for (const q of fromFieldsV1(m.fieldsV1)) {
+      const hit = applied.some((p) => {
+        if (p.length === q.length) return startsWith(p, q) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
+        // The applier sets a field inside one the other owns whole (a scalar or list it would replace).
+        if (startsWith(p, q)) return !isMap(valueAt(live, q)) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
+        // The applier sets a whole value where the other owns a field inside (an empty map replaces nothing).
+        if (startsWith(q, p)) {
+          const mine = valueAt(config, p);
+          return !(isMap(mine) && Object.keys(mine).length === 0) && !isDeepStrictEqual(valueAt(live, q), valueAt(config, q));
+        }
+        return false;
+      });
+      if (hit) out.push({ manager: m, path: q });
+    }
+  }
+  return out;
+}
+
+/** upstream printManager: Apply managers by name, Update managers with their version and time. */
+function printManager(m: ManagedFieldsEntry): string {
+  let s = JSON.stringify(m.manager);
+  if (m.subresource) s += ` with subresource ${JSON.stringify(m.subresource)}`;
+  if (m.operation === 'Update') s += m.time ? ` using ${m.apiVersion ?? ''} at ${m.time}` : ` using ${m.apiVersion ?? ''}`;
+  return s;
+}
+
+const pathString = (p: Path) => p.map((s) => `.${s}`).join('');
+
+/** The 409 upstream's field manager answers (fieldmanager/internal/conflict.go): message and one cause per field. */
+export function applyConflictError(conflicts: ApplyConflict[]): ApiError {
+  const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) }));
+  let message: string;
+  if (conflicts.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${printManager(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) {
+      const k = printManager(c.manager);
+      byManager.set(k, [...(byManager.get(k) ?? []), pathString(c.path)]);
+    }
+    const lines: string[] = [];
+    for (const k of [...byManager.keys()].sort()) lines.push(`conflicts with ${k}:`, ...byManager.get(k)!.map((p) => `- ${p}`));
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new ApiError('Conflict', message, { details: { causes } });
 }

@@ -531,7 +531,8 @@ export class Store {
     switch (err.reason) {
       case 'NotFound': return errors.notFound(this.qualified, name);
       case 'AlreadyExists': return errors.alreadyExists(this.qualified, name);
-      case 'Conflict': return err.message.startsWith('Precondition failed') || err.message.startsWith('Operation cannot be fulfilled')
+      // Server-side apply's field conflicts (with causes) keep their own message.
+      case 'Conflict': return err.message.startsWith('Precondition failed') || err.message.startsWith('Operation cannot be fulfilled') || err.details?.causes?.length
         ? err : errors.conflict(this.qualified, name);
       default: return err;
     }

@@ -1,0 +1,73 @@
+/**
+ * Server-side apply conflicts with the real kubectl on real etcd: two field managers applying
+ * different values for one field conflict (409, upstream's message), `--force-conflicts` moves the
+ * field to the forcing manager.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestApiServer, type TestApiServer } from '../../testing/index.js';
+
+describe('kubectl apply --server-side conflicts', () => {
+  let srv: TestApiServer;
+  let dir: string;
+  before(async () => {
+    srv = await startTestApiServer({ etcdMembers: 1 });
+    dir = await mkdtemp(join(tmpdir(), 'mk8s-ssa-'));
+  });
+  after(async () => {
+    await srv?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const kubectl = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile('kubectl', ['--kubeconfig', srv.kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+  const ok = async (...args: string[]) => {
+    const r = await kubectl(...args);
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const manifest = async (name: string, data: Record<string, string>) => {
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"\n`).join('')}`);
+    return file;
+  };
+  const owners = async () => {
+    const cm = JSON.parse(await ok('get', 'configmap', 'shared', '-o', 'json', '--show-managed-fields')) as
+      { data: Record<string, string>; metadata: { managedFields: { manager: string; operation: string; fieldsV1: unknown }[] } };
+    return { data: cm.data, managers: Object.fromEntries(cm.metadata.managedFields.map((m) => [`${m.manager}/${m.operation}`, m.fieldsV1])) };
+  };
+
+  test('a second manager conflicts, --force-conflicts takes the field over', async () => {
+    assert.match(await ok('apply', '--server-side', '--field-manager=team-a', '-f', await manifest('a', { color: 'red', size: 'L' })), /configmap\/shared serverside-applied/);
+
+    const b = await manifest('b', { color: 'blue' });
+    const conflict = await kubectl('apply', '--server-side', '--field-manager=team-b', '-f', b);
+    assert.notEqual(conflict.code, 0);
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "team-a": \.data\.color/);
+    assert.deepEqual((await owners()).data, { color: 'red', size: 'L' });
+
+    // The same value is no conflict: the field becomes shared.
+    await ok('apply', '--server-side', '--field-manager=team-c', '-f', await manifest('c', { size: 'L' }));
+
+    assert.match(await ok('apply', '--server-side', '--field-manager=team-b', '--force-conflicts', '-f', b), /configmap\/shared serverside-applied/);
+    assert.deepEqual(await owners(), {
+      data: { color: 'blue', size: 'L' },
+      managers: {
+        'team-a/Apply': { 'f:data': { 'f:size': {} } },
+        'team-c/Apply': { 'f:data': { 'f:size': {} } },
+        'team-b/Apply': { 'f:data': { 'f:color': {} } },
+      },
+    });
+
+    // Now team-a is the one in conflict.
+    const back = await kubectl('apply', '--server-side', '--field-manager=team-a', '-f', await manifest('a', { color: 'red', size: 'L' }));
+    assert.match(back.stderr, /Apply failed with 1 conflict: conflict with "team-b": \.data\.color/);
+  });
+});

@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiError, type KubeObject } from '@mk8s/api';
+import { serverSideApply, type ManagedFieldsEntry } from './apply.js';
+
+const NOW = '2026-01-01T00:00:00Z';
+const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data, ...extra }) as unknown as KubeObject;
+const apply = (live: KubeObject, config: KubeObject, manager: string, force = false) =>
+  serverSideApply(live, config, manager, 'v1', NOW, { force });
+const managers = (o: KubeObject) => ((o.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? [])
+  .map((m) => `${m.manager}:${JSON.stringify(m.fieldsV1)}`);
+const conflictOf = (fn: () => unknown): ApiError => {
+  try { fn(); } catch (err) { if (err instanceof ApiError) return err; throw err; }
+  assert.fail('expected a conflict');
+};
+
+test('a field another Apply manager owns with a different value is a 409 with upstream message and causes', () => {
+  const live = apply(cm({}), cm({ a: '1', b: '1' }), 'mgr-a');
+  const err = conflictOf(() => apply(live, cm({ a: '2' }), 'mgr-b'));
+  assert.equal(err.code, 409);
+  assert.equal(err.reason, 'Conflict');
+  assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "mgr-a": .data.a');
+  assert.deepEqual(err.details?.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "mgr-a"', field: '.data.a' }]);
+});
+
+test('the same value shares ownership: the field stays while either manager applies it', () => {
+  let live = apply(cm({}), cm({ a: '1' }), 'mgr-a');
+  live = apply(live, cm({ a: '1', c: '3' }), 'mgr-b');
+  assert.deepEqual(managers(live), ['mgr-a:{"f:data":{"f:a":{}}}', 'mgr-b:{"f:data":{"f:a":{},"f:c":{}}}']);
+  live = apply(live, cm({ x: '9' }), 'mgr-a'); // a drops a: b still owns it
+  assert.deepEqual(live['data'], { a: '1', c: '3', x: '9' });
+  live = apply(live, cm({ c: '3' }), 'mgr-b'); // now nobody owns a: removed
+  assert.deepEqual(live['data'], { c: '3', x: '9' });
+});
+
+test('force takes the conflicting fields over; a manager left with nothing is dropped', () => {
+  let live = apply(cm({}), cm({ a: '1', b: '1' }), 'mgr-a');
+  live = apply(live, cm({ a: '2' }), 'mgr-b', true);
+  assert.deepEqual(live['data'], { a: '2', b: '1' });
+  assert.deepEqual(managers(live), ['mgr-a:{"f:data":{"f:b":{}}}', 'mgr-b:{"f:data":{"f:a":{}}}']);
+  live = apply(live, cm({ b: '2' }), 'mgr-b', true);
+  assert.deepEqual(managers(live), ['mgr-b:{"f:data":{"f:b":{}}}']);
+  assert.deepEqual(live['data'], { b: '2' }); // a was b's and is no longer applied
+  // Once taken over, the old manager now conflicts in turn.
+  assert.match(conflictOf(() => apply(live, cm({ b: '1' }), 'mgr-a')).message, /conflict with "mgr-b": \.data\.b$/);
+});
+
+test('several conflicts are grouped by manager, Update managers named with version and time', () => {
+  const live = cm({ a: '1', b: '1' }, {});
+  (live.metadata as unknown as { managedFields: ManagedFieldsEntry[] }).managedFields = [
+    { manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2025-05-05T05:05:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:b': {} } } },
+    { manager: 'ci', operation: 'Apply', apiVersion: 'v1', time: NOW, fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:team': {} } } } },
+  ];
+  (live.metadata as unknown as { labels: Record<string, string> }).labels = { team: 'x' };
+  const err = conflictOf(() => apply(live, cm({ a: '2', b: '2' }, { metadata: { name: 'c', labels: { team: 'y' } } }), 'me'));
+  assert.equal(err.message, [
+    'Apply failed with 3 conflicts: conflicts with "ci":',
+    '- .data.a',
+    '- .metadata.labels.team',
+    'conflicts with "kubectl-edit" using v1 at 2025-05-05T05:05:05Z:',
+    '- .data.b',
+  ].join('\n'));
+  assert.equal(err.details?.causes?.length, 3);
+});
+
+test('lists are atomic: a different list conflicts at the list, the same list does not', () => {
+  const deploy = (image: string): KubeObject => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+    spec: { template: { spec: { containers: [{ name: 'c', image }] } } },
+  }) as unknown as KubeObject;
+  const live = apply(deploy('nginx:1'), deploy('nginx:1'), 'a');
+  assert.doesNotThrow(() => apply(live, deploy('nginx:1'), 'b'));
+  assert.equal(conflictOf(() => apply(live, deploy('nginx:2'), 'b')).message,
+    'Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers');
+});
+
+test('an empty map applied over fields others own changes nothing and does not conflict', () => {
+  const live = apply(cm({}), cm({ a: '1' }), 'a');
+  const out = apply(live, cm({}), 'b');
+  assert.deepEqual(out['data'], { a: '1' });
+});
