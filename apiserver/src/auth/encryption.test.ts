@@ -32,6 +32,9 @@ test('secrets are sealed at rest (k8s:enc:aesgcm:v1:key1: prefix) and transparen
   const listed = await s.list('/registry/secrets/', { predicate: (o) => (o['data'] as Record<string, string> | undefined)?.['pw'] !== undefined });
   assert.equal(listed.items.length, 1);
   assert.deepEqual(listed.items[0]!['data'], created['data']);
+  // A namespace's list (its prefix already ends in <ns>/) opens items with their own keys.
+  const inNs = await s.list('/registry/secrets/default/');
+  assert.deepEqual(inNs.items.map((o) => o['data']), [created['data']]);
   // An unchanged update writes nothing (same resourceVersion); a change re-seals.
   const same = await s.guaranteedUpdate(key, (cur) => ({ ...cur! }));
   assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion);

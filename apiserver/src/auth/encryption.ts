@@ -106,9 +106,12 @@ export class EncryptingStorage implements Storage {
   }
   private open(key: string, o: KubeObject): KubeObject { const p = this.providersFor(key); return p ? openObject(o, p, key) : o; }
   private keyOf(prefix: string, o: KubeObject): string {
-    // list/watch items carry no key; rebuild it as the registry does (<prefix><ns>/<name> or <prefix><name>).
+    // list/watch items carry no key; rebuild it as the registry does (<resource prefix><ns>/<name> or
+    // <resource prefix><name>) from the configured resource prefix: a namespace's list prefix already ends in <ns>/.
+    let base = prefix;
+    for (const [p] of this.cfg.prefixes) if (prefix.startsWith(p)) { base = p; break; }
     const ns = o.metadata.namespace;
-    return ns ? `${prefix}${ns}/${o.metadata.name}` : `${prefix}${o.metadata.name}`;
+    return ns ? `${base}${ns}/${o.metadata.name}` : `${base}${o.metadata.name}`;
   }
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
