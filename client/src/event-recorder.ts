@@ -39,6 +39,7 @@ const SPAM_REFILL_MS = 300_000;
 /** Upstream's EventAggregator: from the 10th distinct message with one reason in the window, combine. */
 const AGGREGATE_MAX_EVENTS = 10;
 const AGGREGATE_PREFIX = '(combined from similar events): ';
+const DROP_LOG_INTERVAL_MS = 10_000;
 const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** createEventRecorder returns a recorder writing through client. */
@@ -54,6 +55,8 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorderWithF
   let seq = 0n;
   const spam = new Map<string, { tokens: number; last: number }>();
   const similar = new Map<string, { messages: Set<string>; first: number }>();
+  let dropped = 0;
+  let lastDropLog = -Infinity;
 
   /** True when the source+object bucket still has a token (events beyond it are dropped). */
   function allow(objKey: string, now: number): boolean {
@@ -120,7 +123,13 @@ export function createEventRecorder(o: EventRecorderOptions): EventRecorderWithF
   return {
     event(obj, type, reason, messageFmt, ...args) {
       try {
-        if (queued >= maxQueued) { log.warn({ reason }, 'Dropped event: queue full'); return; }
+        if (queued >= maxQueued) {
+          // A burst (a scheduler binding thousands of pods) drops thousands: one log line per 10 s, not one each.
+          dropped++;
+          const now = clock.now();
+          if (now - lastDropLog >= DROP_LOG_INTERVAL_MS) { log.warn({ reason, dropped }, 'Dropped events: queue full'); lastDropLog = now; dropped = 0; }
+          return;
+        }
         const message = formatMessage(messageFmt, args);
         const now = clock.now();
         queued++;
