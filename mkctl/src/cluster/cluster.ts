@@ -130,7 +130,7 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
     const s = script(p, name);
     // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume).
     const extra = name === 'controller-manager' ? ['--root-ca-file', pki.ca.cert] : [];
-    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
+    if (s) out.push({ spec: { name, restart: true, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
   hostComponent('scheduler', 10259);

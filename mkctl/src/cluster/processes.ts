@@ -10,6 +10,12 @@ export interface ProcessSpec {
   /** Network namespace to run in (via `ip netns exec`), or undefined for the host. */
   netns?: string;
   env?: Record<string, string>;
+  /**
+   * Start it again whenever it exits (what the kubelet does for upstream's static control-plane
+   * pods): a controller-manager or scheduler that loses its leader lease exits, as upstream's do.
+   * The pid file then names the supervising shell; stopping the process group ends both.
+   */
+  restart?: boolean;
 }
 
 export function pidFile(runDir: string, name: string): string { return join(runDir, `${name}.pid`); }
@@ -29,7 +35,11 @@ export function isAlive(pid: number | undefined): boolean {
 /** Starts spec detached, output appended to .mk8s/logs/<name>.log; returns its pid. */
 export function startProcess(spec: ProcessSpec, dirs: { run: string; logs: string }): number {
   const log = openSync(join(dirs.logs, `${spec.name}.log`), 'a');
-  const [cmd, args] = spec.netns ? ['ip', ['netns', 'exec', spec.netns, spec.command, ...spec.args]] : [spec.command, spec.args];
+  let [cmd, args] = spec.netns ? ['ip', ['netns', 'exec', spec.netns, spec.command, ...spec.args]] : [spec.command, spec.args];
+  if (spec.restart) {
+    args = ['-c', 'while :; do "$@"; echo "mk8s: $0 exited ($?), restarting in 1s" >&2; sleep 1; done', spec.name, cmd, ...args];
+    cmd = 'sh';
+  }
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...spec.env } });
   closeSync(log);
   if (!child.pid) throw new Error(`could not start ${spec.name}`);
