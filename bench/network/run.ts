@@ -51,6 +51,9 @@ const cleanup = () => { for (const c of children) c.kill('SIGKILL'); for (const 
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
 
+// A node's kube-proxy runs inside the node's netns and execs iptables-restore there; nsenter only
+// joins the netns (ip netns exec also remounts /sys), the nearest to that. Ours and the floor alike.
+const inNetns = (ns: string) => ['nsenter', `--net=/var/run/netns/${ns}`];
 const svcIp = (i: number) => `10.100.${i >> 8}.${i & 255}`;
 function objects(extra?: { svc: ServiceObj; slice: EndpointSliceObj }): { services: ServiceObj[]; slices: EndpointSliceObj[] } {
   const services: ServiceObj[] = [];
@@ -71,12 +74,13 @@ function newProxier(ns: string, o: { services: ServiceObj[]; slices: EndpointSli
   const slices = new FakeInformer<EndpointSliceObj>(EndpointSlices);
   services.seed(...o.services);
   slices.seed(...o.slices);
-  const proxier = new Proxier({ services, endpointSlices: slices, iptables: new ExecIptablesRunner({ prefix: ['ip', 'netns', 'exec', ns] }), clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 0, syncPeriodMs: 3_600_000, clock: realClock, logger: silentLogger() });
+  const proxier = new Proxier({ services, endpointSlices: slices, iptables: new ExecIptablesRunner({ prefix: inNetns(ns) }), clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 0, syncPeriodMs: 3_600_000, clock: realClock, logger: silentLogger() });
   return { proxier, services, slices };
 }
 const restoreRaw = (ns: string, text: string) => new Promise<number>((resolve, reject) => {
   const t = performance.now();
-  const p = spawn('ip', ['netns', 'exec', ns, 'iptables-restore', '-w', '5', '--noflush'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const [cmd, ...args] = [...inNetns(ns), 'iptables-restore', '-w', '5', '--noflush'];
+  const p = spawn(cmd!, args, { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   p.stderr.on('data', (b: Buffer) => { err += b.toString(); });
   p.on('close', (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`iptables-restore: ${err}`))));
@@ -162,7 +166,7 @@ async function changeLatency(floorNs: string): Promise<void> {
     const slices = factory.informerFor<EndpointSliceObj>(EndpointSlices);
     const syncs: SyncResult[] = [];
     const onSync: ((r: SyncResult) => void)[] = [];
-    const proxier = new Proxier({ services, endpointSlices: slices, iptables: new ExecIptablesRunner({ prefix: ['ip', 'netns', 'exec', node] }), clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 1000, syncPeriodMs: 3_600_000, clock: realClock, logger: silentLogger(), onSync: (r) => { syncs.push(r); for (const f of onSync) f(r); } });
+    const proxier = new Proxier({ services, endpointSlices: slices, iptables: new ExecIptablesRunner({ prefix: inNetns(node) }), clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 1000, syncPeriodMs: 3_600_000, clock: realClock, logger: silentLogger(), onSync: (r) => { syncs.push(r); for (const f of onSync) f(r); } });
     // Registered after the proxier's handler: it runs in the same tick, right after the proxier saw the event.
     const seen = new Map<string, number>();
     slices.addEventHandler({ onUpdate: (_a, b) => { seen.set(b.metadata.resourceVersion ?? '', performance.now()); } });

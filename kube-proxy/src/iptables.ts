@@ -8,8 +8,13 @@ import { spawn } from 'node:child_process';
 export type Table = 'nat' | 'filter';
 
 export interface IptablesRunner {
-  /** Applies restore input atomically per table. noflush keeps chains the input does not name. Rejects on failure (nothing applied). */
-  restore(input: string, opts: { noflush: boolean }): Promise<void>;
+  /**
+   * Applies restore input atomically per table. noflush keeps chains the input does not name.
+   * Rejects on failure (nothing applied). Input given as chunks is streamed into one
+   * iptables-restore as they come (it parses while the rest is still being computed); if the
+   * chunks reject, the restore is killed before its COMMIT and rejects with that error.
+   */
+  restore(input: string | AsyncIterable<string>, opts: { noflush: boolean }): Promise<void>;
   /** The chain names of a table (from iptables-save). */
   listChains(table: Table): Promise<string[]>;
   /** iptables-save output of the nat and filter tables, in one call. */
@@ -21,16 +26,44 @@ export interface IptablesRunner {
 }
 
 interface Out { code: number; stdout: string; stderr: string }
-function exec(cmd: string, args: readonly string[], stdin?: string): Promise<Out> {
+function exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterable<string>): Promise<Out> {
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let closed = false;
+    let wake: (() => void) | undefined;
+    let feedError: unknown;
     p.stdout!.on('data', (b: Buffer) => out.push(b));
     p.stderr!.on('data', (b: Buffer) => err.push(b));
     p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
-    if (p.stdin) { p.stdin.on('error', () => undefined); p.stdin.end(stdin); }
+    p.on('close', (code) => {
+      closed = true;
+      wake?.();
+      if (feedError !== undefined) reject(feedError);
+      else resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
+    });
+    const sink = p.stdin;
+    if (!sink) return;
+    sink.on('error', () => undefined);     // the child's exit code tells what went wrong
+    if (typeof stdin === 'string') { sink.end(stdin); return; }
+    void (async () => {
+      try {
+        for await (const chunk of stdin!) {
+          if (closed) break;
+          if (!sink.write(chunk) && !closed) {
+            await new Promise<void>((r) => { wake = r; sink.once('drain', r); });
+            sink.removeListener('drain', wake!);
+            wake = undefined;
+          }
+        }
+        sink.end();
+      } catch (e) {
+        // Killed before COMMIT: iptables-restore applies nothing.
+        feedError = e;
+        p.kill('SIGKILL');
+      }
+    })();
   });
 }
 
@@ -50,12 +83,12 @@ export class ExecIptablesRunner implements IptablesRunner {
   private readonly prefix: string[];
   constructor(o: ExecIptablesRunnerOptions = {}) { this.bin = o.binary ?? 'iptables'; this.wait = String(o.waitSeconds ?? 5); this.prefix = o.prefix ?? []; }
 
-  private exec(cmd: string, args: readonly string[], stdin?: string): Promise<Out> {
+  private exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterable<string>): Promise<Out> {
     const [head, ...rest] = this.prefix;
     return head ? exec(head, [...rest, cmd, ...args], stdin) : exec(cmd, args, stdin);
   }
 
-  async restore(input: string, opts: { noflush: boolean }): Promise<void> {
+  async restore(input: string | AsyncIterable<string>, opts: { noflush: boolean }): Promise<void> {
     const r = await this.exec(`${this.bin}-restore`, ['-w', this.wait, ...(opts.noflush ? ['--noflush'] : [])], input);
     if (r.code !== 0) throw new Error(`iptables-restore failed (${r.code}): ${r.stderr.trim()}`);
   }

@@ -7,7 +7,8 @@ import { silentLogger } from '@mk8s/component-base';
 import { Proxier, cleanupRules, type EndpointSliceObj, type ServiceObj } from './proxier.js';
 import { FakeIptablesRunner } from './testing/fake-iptables-runner.js';
 import { serviceChain, endpointChain } from './chain-names.js';
-import { JUMP_RULES } from './rules.js';
+import { JUMP_RULES, renderRules } from './rules.js';
+import { endpointsByServicePort, servicePorts } from './service-state.js';
 
 let clock: FakeClock;
 let ipt: FakeIptablesRunner;
@@ -87,6 +88,19 @@ test('a failed restore is retried as a full sync', async () => {
   assert.ok(proxier.healthy());
 });
 
+test('a failing iptables-save aborts the full sync before anything is applied; the retry is full again', async () => {
+  ipt.failNextSave(new Error('iptables-save: exit 4'));
+  clock.step(30_000);
+  await settle();
+  assert.equal(ipt.restores.length, 1, 'nothing restored');
+  assert.equal(proxier.healthy(), false);
+  clock.step(1000);
+  await settle();
+  assert.equal(ipt.restores.length, 2);
+  assert.ok(ipt.last().includes(':KUBE-SERVICES - [0:0]') && ipt.last().includes('*filter'), 'full');
+  assert.ok(proxier.healthy());
+});
+
 test('the periodic full sync re-applies unchanged rules', async () => {
   clock.step(30_000);
   await settle();
@@ -109,7 +123,10 @@ test('a one-endpoint change re-renders only its Service and restores only the ch
   await settle();
   const results: { input?: string; servicesRendered?: number; full: boolean }[] = [];
   const p2 = new Proxier({ services, endpointSlices: slices, iptables: ipt, clusterCidr: '10.244.0.0/16', minSyncPeriodMs: 1000, syncPeriodMs: 30_000, clock, logger: silentLogger(), onSync: (r) => results.push(r) });
-  await p2.syncProxyRules();
+  const f = await p2.syncProxyRules();
+  // The streamed full input is renderRules' text (plus the jumps, which are already there here).
+  const pure = renderRules({ services: servicePorts(services.lister.list()), endpoints: endpointsByServicePort(slices.lister.list()), clusterCidr: '10.244.0.0/16' }).text;
+  assert.equal(f.input, pure);
   slices.update(slice('web', ['10.244.1.2', '10.244.2.2']));
   const r = await p2.syncProxyRules();
   assert.equal(r.full, false);

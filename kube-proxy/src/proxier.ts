@@ -14,7 +14,7 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import type { IptablesRunner } from './iptables.js';
 import type { ProxyMetrics } from './metrics.js';
-import { JUMP_RULES, assembleRules, comparePorts, fixedRules, incrementalRestoreInput, missingJumps, renderCleanup, renderServicePort, ruleContext, type FixedRules, type RuleContext, type ServicePortRules } from './rules.js';
+import { JUMP_RULES, NAT_PREAMBLE, comparePorts, fixedRules, incrementalRestoreInput, missingJumps, natPostamble, portBlock, programStats, renderCleanup, renderServicePort, restoreTail, ruleContext, type FixedRules, type RuleContext, type ServicePortRules } from './rules.js';
 import { endpointsByServicePort, servicePorts } from './service-state.js';
 
 export type ServiceObj = Named<Service> & KubeObject;
@@ -57,16 +57,18 @@ const sliceService = (s: EndpointSlice): string | undefined => {
 };
 const serviceKey = (s: Service) => `${s.metadata?.namespace ?? 'default'}/${s.metadata?.name ?? ''}`;
 
-interface PortEntry { rules: ServicePortRules; endpoints: number }
-
 export class Proxier {
   private readonly runner: BoundedFrequencyRunner;
   private readonly ctx: RuleContext;
-  /** Wanted: the rules of every service port by key, and each Service's port keys. */
-  private readonly desired = new Map<string, PortEntry>();
+  /** Wanted: the rules of every service port by key, its endpoint count, each Service's port keys. */
+  private readonly desired = new Map<string, ServicePortRules>();
+  private readonly endpointCount = new Map<string, number>();
   private readonly portsOf = new Map<string, string[]>();
   /** Port keys in program order; undefined when a port came or went. */
   private order: string[] | undefined;
+  /** The fixed chains' text for desired; undefined when a port's part of them changed. */
+  private fixed: FixedRules | undefined;
+  private ruleCounts = { filter: 3, nat: 5 };
   /** What the kernel holds since the last successful restore. */
   private applied = new Map<string, ServicePortRules>();
   private appliedFixed: FixedRules | undefined;
@@ -130,24 +132,38 @@ export class Proxier {
     const now: string[] = [];
     for (const sp of sps) {
       const all = eps?.get(`${sp.name}/${sp.protocol}`) ?? [];
-      const rules = renderServicePort(sp, all, this.ctx);
-      if (!this.desired.has(rules.key)) this.order = undefined;
-      this.desired.set(rules.key, { rules, endpoints: all.length });
-      this.pendingPorts.add(rules.key);
-      now.push(rules.key);
+      const r = renderServicePort(sp, all, this.ctx);
+      const old = this.desired.get(r.key);
+      if (!old) this.order = undefined;
+      if (!old || old.filter !== r.filter || old.natServices !== r.natServices || old.natNodePorts !== r.natNodePorts) this.fixed = undefined;
+      this.count(old, -1);
+      this.count(r, 1);
+      this.desired.set(r.key, r);
+      this.endpointCount.set(r.key, all.length);
+      this.pendingPorts.add(r.key);
+      now.push(r.key);
     }
     for (const k of before) {
       if (now.includes(k)) continue;
+      this.count(this.desired.get(k), -1);
       this.desired.delete(k);
+      this.endpointCount.delete(k);
       this.pendingPorts.add(k);
       this.order = undefined;
+      this.fixed = undefined;
     }
     if (now.length > 0) this.portsOf.set(key, now); else this.portsOf.delete(key);
   }
 
+  private count(r: ServicePortRules | undefined, sign: 1 | -1): void {
+    if (!r) return;
+    this.ruleCounts.filter += sign * r.ruleCounts.filter;
+    this.ruleCounts.nat += sign * r.ruleCounts.nat;
+  }
+
   private orderedPorts(): ServicePortRules[] {
-    this.order ??= [...this.desired.values()].map((e) => e.rules).sort(comparePorts).map((r) => r.key);
-    return this.order.map((k) => this.desired.get(k)!.rules);
+    this.order ??= [...this.desired.values()].sort(comparePorts).map((r) => r.key);
+    return this.order.map((k) => this.desired.get(k)!);
   }
 
   /**
@@ -162,87 +178,106 @@ export class Proxier {
     const start = performance.now();
     const started = this.o.clock.now();
     const full = this.needFull;
-    // A full sync needs the kernel's view (our chains, the jumps): iptables-save runs while we render.
-    const saved = full ? this.o.iptables.save() : undefined;
-    saved?.catch(() => undefined);
-    let rendered: number;
+    let rendered = 0;
+    let renderedAt = start;
+    let input: string;
     if (full) {
-      this.dirty.clear();
-      this.desired.clear();
-      this.portsOf.clear();
-      this.order = undefined;
-      for (const s of this.o.services.lister.list()) this.renderService(serviceKey(s));
-      rendered = this.desired.size;
+      input = await this.fullRestore((n, t) => { rendered = n; renderedAt = t; });
     } else {
       const dirty = [...this.dirty];
       this.dirty.clear();
       for (const k of dirty) this.renderService(k);
       rendered = dirty.length;
+      this.fixed ??= fixedRules(this.orderedPorts(), this.ctx);
+      input = incrementalRestoreInput({ ports: this.applied, fixed: this.appliedFixed ?? this.fixed }, { ports: this.desired, fixed: this.fixed }, this.pendingPorts);
+      renderedAt = performance.now();
+      if (input !== '') await this.o.iptables.restore(input, { noflush: true });
     }
-    const ports = this.orderedPorts();
-    const m = this.o.metrics;
-    let input: string;
-    let fixed: FixedRules;
-    let ruleCounts = { filter: 3, nat: 5 };
-    if (full) {
-      const text = await saved!;
-      const natSection = text.split('*nat')[1]?.split('COMMIT')[0] ?? '';
-      const existing = new Set(natSection.split('\n').filter((l) => l.startsWith(':')).map((l) => l.slice(1).split(' ')[0] ?? ''));
-      for (const r of this.applied.values()) for (const c of r.chains) existing.add(c.name);
-      // Missing jumps from the built-in chains ride in the same restore (one exec per sync).
-      const r = assembleRules(ports, this.ctx, existing, missingJumps(text));
-      input = r.text;
-      fixed = r.fixed;
-      ruleCounts = r.ruleCounts;
-    } else {
-      fixed = fixedRules(ports, this.ctx);
-      input = incrementalRestoreInput({ ports: this.applied, fixed: this.appliedFixed ?? fixed }, { ports: new Map(ports.map((r) => [r.key, r])), fixed }, this.pendingPorts);
-      for (const r of ports) { ruleCounts.filter += r.ruleCounts.filter; ruleCounts.nat += r.ruleCounts.nat; }
-    }
-    const renderedAt = performance.now();
-    if (!full && input === '') {
-      this.markApplied(fixed, false);
-      m?.skippedSyncs.inc();
-      this.lastError = undefined;
-      this.finishSync();
-      const res: SyncResult = { applied: false, full, ruleCounts, input, servicesRendered: rendered, perf: { start, rendered: renderedAt, done: performance.now() } };
-      this.o.onSync?.(res);
-      return res;
-    }
-    await this.o.iptables.restore(input, { noflush: true });
-    this.markApplied(fixed, full);
+    this.markApplied(full);
     this.needFull = false;
     this.lastError = undefined;
-    const seconds = (this.o.clock.now() - started) / 1000;
-    if (m) {
-      m.syncDuration.observe(seconds);
-      m.ruleCount.set({ table: 'filter' }, ruleCounts.filter);
-      m.ruleCount.set({ table: 'nat' }, ruleCounts.nat);
+    const m = this.o.metrics;
+    if (input === '') {
+      m?.skippedSyncs.inc();
+    } else if (m) {
+      m.syncDuration.observe((this.o.clock.now() - started) / 1000);
+      m.ruleCount.set({ table: 'filter' }, this.ruleCounts.filter);
+      m.ruleCount.set({ table: 'nat' }, this.ruleCounts.nat);
       m.lastSync.set(this.o.clock.now() / 1000);
       m.servicePorts.set(this.desired.size);
       let n = 0;
-      for (const e of this.desired.values()) n += e.endpoints;
+      for (const e of this.endpointCount.values()) n += e;
       m.endpoints.set(n);
     }
-    this.o.logger.debug({ full, servicePorts: this.desired.size, rendered, rules: ruleCounts, seconds }, 'Synced proxy rules');
+    if (input !== '') this.o.logger.debug({ full, servicePorts: this.desired.size, rendered, rules: this.ruleCounts, ms: performance.now() - start }, 'Synced proxy rules');
     this.finishSync();
-    const res: SyncResult = { applied: true, full, ruleCounts, input, servicesRendered: rendered, perf: { start, rendered: renderedAt, done: performance.now() } };
+    const res: SyncResult = { applied: input !== '', full, ruleCounts: { ...this.ruleCounts }, input, servicesRendered: rendered, perf: { start, rendered: renderedAt, done: performance.now() } };
     this.o.onSync?.(res);
     return res;
   }
 
+  /**
+   * A full sync as one iptables-restore that starts at once and is fed while we render: each
+   * Service's rules go down the pipe as soon as they are rendered (iptables-restore parses them
+   * meanwhile, on the other core), and the end that needs the kernel's state (stale chains,
+   * missing jumps) follows when the iptables-save started at the same time has answered.
+   * Resolves with the whole input.
+   */
+  private async fullRestore(onRendered: (services: number, at: number) => void): Promise<string> {
+    const kernel = this.o.iptables.save();
+    kernel.catch(() => undefined);
+    const known: string[] = [];
+    for (const r of this.applied.values()) for (const c of r.chains) known.push(c.name);
+    const keys = this.o.services.lister.list().map(serviceKey).sort();
+    this.dirty.clear();
+    this.desired.clear();
+    this.endpointCount.clear();
+    this.portsOf.clear();
+    this.pendingPorts.clear();
+    this.ruleCounts = { filter: 3, nat: 5 };
+    this.fixed = undefined;
+    const parts: string[] = [];
+    const chunks = async function* (this: Proxier) {
+      parts.push(NAT_PREAMBLE);
+      yield NAT_PREAMBLE;
+      let buf = '';
+      for (const k of keys) {
+        this.renderService(k);
+        for (const pk of this.portsOf.get(k) ?? []) buf += portBlock(this.desired.get(pk)!);
+        if (buf.length > 256 * 1024) { parts.push(buf); yield buf; buf = ''; }
+      }
+      // Services sorted, each one's ports in servicePorts' order: that is program order.
+      this.order = keys.flatMap((k) => this.portsOf.get(k) ?? []);
+      const ports = this.order.map((k) => this.desired.get(k)!);
+      this.fixed = fixedRules(ports, this.ctx);
+      const { natChains } = programStats(ports);
+      onRendered(keys.length, performance.now());
+      buf += natPostamble(this.ctx);
+      parts.push(buf);
+      yield buf;
+      const text = await kernel;
+      const natSection = text.split('*nat')[1]?.split('COMMIT')[0] ?? '';
+      for (const l of natSection.split('\n')) if (l.startsWith(':')) known.push(l.slice(1).split(' ')[0] ?? '');
+      const tail = restoreTail(this.fixed, natChains, known, missingJumps(text));
+      parts.push(tail);
+      yield tail;
+    };
+    await this.o.iptables.restore(chunks.call(this), { noflush: true });
+    return parts.join('');
+  }
+
   /** The kernel now holds the desired rules of every pending port (all ports after a full sync). */
-  private markApplied(fixed: FixedRules, full: boolean): void {
+  private markApplied(full: boolean): void {
     if (full) {
-      this.applied = new Map([...this.desired].map(([k, e]) => [k, e.rules]));
+      this.applied = new Map(this.desired);
     } else {
       for (const k of this.pendingPorts) {
-        const e = this.desired.get(k);
-        if (e) this.applied.set(k, e.rules); else this.applied.delete(k);
+        const r = this.desired.get(k);
+        if (r) this.applied.set(k, r); else this.applied.delete(k);
       }
     }
     this.pendingPorts.clear();
-    this.appliedFixed = fixed;
+    this.appliedFixed = this.fixed;
   }
 
   private finishSync(): void {

@@ -131,7 +131,11 @@ test('renderRules declares our chains, deletes stale per-service chains and is d
   const a = render([clusterIP()], [slice('svc1', [{ ip: '10.244.1.2' }])], [stale, 'KUBE-SERVICES', 'DOCKER', SVC]);
   const b = render([clusterIP()], [slice('svc1', [{ ip: '10.244.1.2' }])], [stale, 'KUBE-SERVICES', 'DOCKER', SVC]);
   assert.equal(a.text, b.text);
-  assert.ok(a.text.startsWith('*filter\n:KUBE-SERVICES - [0:0]\n:KUBE-EXTERNAL-SERVICES - [0:0]\n:KUBE-FORWARD - [0:0]\n'));
+  // nat first (its bulk is streamed while the proxier still reads the kernel's chains), filter last.
+  assert.ok(a.text.startsWith('*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-NODEPORTS - [0:0]\n:KUBE-POSTROUTING - [0:0]\n:KUBE-MARK-MASQ - [0:0]\n'));
+  assert.ok(a.text.endsWith('COMMIT\n*filter\n:KUBE-SERVICES - [0:0]\n:KUBE-EXTERNAL-SERVICES - [0:0]\n:KUBE-FORWARD - [0:0]\n' +
+    '-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP\n-A KUBE-FORWARD -m comment --comment "kubernetes forwarding rules" -m mark --mark 0x4000/0x4000 -j ACCEPT\n' +
+    '-A KUBE-FORWARD -m comment --comment "kubernetes forwarding conntrack rule" -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\nCOMMIT\n'));
   assert.ok(a.text.includes(`:${stale} - [0:0]`));
   assert.ok(a.text.includes(`-X ${stale}\nCOMMIT`));
   assert.ok(!a.text.includes('DOCKER'));

@@ -104,7 +104,8 @@ export function ruleContext(clusterCidr: string, masqueradeBit = 14): RuleContex
 export interface ServicePortRules {
   /** `${servicePortName}/${protocol}`, the key endpointsByServicePort uses. */
   key: string;
-  /** The service port name ("ns/name:port") and protocol: program order sorts by them. */
+  /** The Service ("ns/name"), the service port name ("ns/name:port") and protocol: program order sorts by them. */
+  service: string;
   name: string;
   protocol: string;
   /** Its REJECT rules in filter KUBE-SERVICES / KUBE-EXTERNAL-SERVICES (no endpoints). */
@@ -130,7 +131,7 @@ export interface FixedRules {
 
 /** The restore input and what it holds. */
 export interface RenderedRules {
-  /** iptables-restore input (filter then nat), for --noflush. */
+  /** iptables-restore input (nat then filter), for --noflush. */
   text: string;
   /** Every nat chain the program keeps (fixed + per service). */
   natChains: Set<string>;
@@ -158,7 +159,7 @@ export function renderServicePort(sp: ServicePortInfo, all: readonly EndpointInf
     const c = comment(`${sp.name} has no endpoints`);
     let filter = `-A KUBE-SERVICES ${c} ${proto} ${dst} -j REJECT\n`;
     if (sp.nodePort) filter += `-A KUBE-EXTERNAL-SERVICES ${c} -m addrtype --dst-type LOCAL ${proto} --dport ${sp.nodePort} -j REJECT\n`;
-    return { key, name: sp.name, protocol: sp.protocol, filter, natServices: '', natNodePorts: '', chains: [], ruleCounts: { filter: sp.nodePort ? 2 : 1, nat: 0 } };
+    return { key, service: `${sp.namespace}/${sp.serviceName}`, name: sp.name, protocol: sp.protocol, filter, natServices: '', natNodePorts: '', chains: [], ruleCounts: { filter: sp.nodePort ? 2 : 1, nat: 0 } };
   }
   const svc = serviceChain(sp.name, sp.protocol);
   const chains: { name: string; rules: string }[] = [];
@@ -202,7 +203,7 @@ export function renderServicePort(sp: ServicePortInfo, all: readonly EndpointInf
     chains.push({ name: chain, rules: `${masq}-A ${chain} ${spComment} ${proto}${affinity.replace('%C', chain)} -j DNAT --to-destination ${e.ip}:${e.port}\n` });
   }
   nat += 2 * seps.length;
-  return { key, name: sp.name, protocol: sp.protocol, filter: '', natServices, natNodePorts, chains, ruleCounts: { filter: 0, nat } };
+  return { key, service: `${sp.namespace}/${sp.serviceName}`, name: sp.name, protocol: sp.protocol, filter: '', natServices, natNodePorts, chains, ruleCounts: { filter: 0, nat } };
 }
 
 /** The fixed chains' rules that do not depend on any service. */
@@ -236,47 +237,65 @@ export function fixedRules(ports: Iterable<ServicePortRules>, ctx: RuleContext):
 }
 
 /**
- * assembleRules joins service ports' rules (in program order) into one full restore input:
- * every chain of ours declared (so --noflush flushes and rewrites it), stale per-service chains
- * flushed and deleted, and the given jumps from the built-in chains inserted.
+ * A full restore input is written in this order, so that it can be streamed into one
+ * iptables-restore while it is still being rendered (Proxier): nat first — {@link NAT_PREAMBLE},
+ * then each service port's {@link portBlock} (its chains declared before any rule jumps to them),
+ * then {@link natPostamble} — and last {@link restoreTail}: what needs the kernel's current state
+ * (stale chains, missing jumps), the nat COMMIT and the filter section.
  */
-export function assembleRules(ports: readonly ServicePortRules[], ctx: RuleContext, existingNatChains: Iterable<string> = [], jumps: readonly JumpRule[] = []): RenderedRules {
-  const fixed = fixedRules(ports, ctx);
-  const natChains = new Set<string>(NAT_CHAINS);
-  const decl: string[] = NAT_CHAINS.map((c) => `:${c} - [0:0]\n`);
-  const rules: string[] = [];
-  const counts = { filter: 3, nat: 5 };
-  for (const r of ports) {
-    counts.filter += r.ruleCounts.filter;
-    counts.nat += r.ruleCounts.nat;
-    for (const c of r.chains) {
-      natChains.add(c.name);
-      decl.push(`:${c.name} - [0:0]\n`);
-      rules.push(c.rules);
-    }
-  }
-  const stale = [...new Set(existingNatChains)].filter((c) => DYNAMIC_PREFIXES.some((p) => c.startsWith(p)) && !natChains.has(c)).sort();
-  const jumpLines = (table: string) => jumps.filter((j) => j.table === table).map((j) => `-I ${j.chain} 1 ${jumpArgs(j)}\n`).join('');
-  const text = [
-    fixed.filter.slice(0, -'COMMIT\n'.length), jumpLines('filter'), 'COMMIT\n',
-    '*nat\n', ...decl,
-    // Declaring a stale chain flushes it (dropping its jumps to other stale chains); then it can go.
-    ...stale.map((c) => `:${c} - [0:0]\n`),
-    fixed.natServices, fixed.natNodePorts, STATIC_NAT(ctx.mark), ...rules,
-    ...stale.map((c) => `-X ${c}\n`),
-    jumpLines('nat'), 'COMMIT\n',
-  ].join('');
-  return { text, natChains, ruleCounts: counts, ports: new Map(ports.map((r) => [r.key, r])), fixed };
+export const NAT_PREAMBLE = `*nat\n${NAT_CHAINS.map((c) => `:${c} - [0:0]\n`).join('')}`;
+
+/** One service port's part of a full nat section. */
+export function portBlock(r: ServicePortRules): string {
+  let decl = '';
+  let rules = '';
+  for (const c of r.chains) { decl += `:${c.name} - [0:0]\n`; rules += c.rules; }
+  return decl + r.natServices + r.natNodePorts + rules;
 }
 
-/** Program order of service ports (servicePorts' order): by service port name, then protocol. */
-export function comparePorts(a: { name: string; protocol: string }, b: { name: string; protocol: string }): number {
+/** The fixed nat rules after all service ports (the KUBE-NODEPORTS jump must be KUBE-SERVICES' last rule). */
+export function natPostamble(ctx: RuleContext): string { return NODEPORTS_LAST + STATIC_NAT(ctx.mark); }
+
+/** Stale per-service chains flushed and deleted, missing jumps inserted, nat COMMIT, the filter section. */
+export function restoreTail(fixed: FixedRules, natChains: ReadonlySet<string>, existingNatChains: Iterable<string>, jumps: readonly JumpRule[]): string {
+  const stale = [...new Set(existingNatChains)].filter((c) => DYNAMIC_PREFIXES.some((p) => c.startsWith(p)) && !natChains.has(c)).sort();
+  const jumpLines = (table: string) => jumps.filter((j) => j.table === table).map((j) => `-I ${j.chain} 1 ${jumpArgs(j)}\n`).join('');
+  return [
+    // Declaring a stale chain flushes it (dropping its jumps to other stale chains); then it can go.
+    ...stale.map((c) => `:${c} - [0:0]\n`), ...stale.map((c) => `-X ${c}\n`), jumpLines('nat'), 'COMMIT\n',
+    fixed.filter.slice(0, -'COMMIT\n'.length), jumpLines('filter'), 'COMMIT\n',
+  ].join('');
+}
+
+/** Every nat chain a program of these ports keeps, and its rule counts. */
+export function programStats(ports: Iterable<ServicePortRules>): { natChains: Set<string>; ruleCounts: { filter: number; nat: number } } {
+  const natChains = new Set<string>(NAT_CHAINS);
+  const ruleCounts = { filter: 3, nat: 5 };
+  for (const r of ports) {
+    ruleCounts.filter += r.ruleCounts.filter;
+    ruleCounts.nat += r.ruleCounts.nat;
+    for (const c of r.chains) natChains.add(c.name);
+  }
+  return { natChains, ruleCounts };
+}
+
+/** Program order of service ports: by Service ("ns/name"), then port name, then protocol. */
+export function comparePorts(a: ServicePortRules, b: ServicePortRules): number {
+  if (a.service !== b.service) return a.service < b.service ? -1 : 1;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol.localeCompare(b.protocol);
+}
+
+/** assembleRules: the whole restore input for these service ports (in program order). */
+export function assembleRules(ports: readonly ServicePortRules[], ctx: RuleContext, existingNatChains: Iterable<string> = [], jumps: readonly JumpRule[] = []): RenderedRules {
+  const fixed = fixedRules(ports, ctx);
+  const { natChains, ruleCounts } = programStats(ports);
+  const text = NAT_PREAMBLE + ports.map(portBlock).join('') + natPostamble(ctx) + restoreTail(fixed, natChains, existingNatChains, jumps);
+  return { text, natChains, ruleCounts, ports: new Map(ports.map((r) => [r.key, r])), fixed };
 }
 
 export function renderRules(input: RulesInput): RenderedRules {
   const ctx = ruleContext(input.clusterCidr, input.masqueradeBit);
-  const ports = input.services.map((sp) => renderServicePort(sp, input.endpoints.get(`${sp.name}/${sp.protocol}`) ?? [], ctx));
+  const ports = input.services.map((sp) => renderServicePort(sp, input.endpoints.get(`${sp.name}/${sp.protocol}`) ?? [], ctx)).sort(comparePorts);
   return assembleRules(ports, ctx, input.existingNatChains);
 }
 

@@ -123,11 +123,17 @@ describe('proxier on real iptables', { timeout: 300_000 }, () => {
     inNs(NODE, ['iptables', '-t', 'nat', '-F', 'KUBE-SERVICES']);
     inNs(NODE, ['iptables', '-t', 'nat', '-D', 'OUTPUT', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']);
     assert.notEqual(get(NODE, `http://${CLUSTER_IP}/hostname`).stdout, 'pod-a');
+    // Chains of a Service that went away while no kube-proxy ran: the full sync deletes them.
+    inNs(NODE, ['iptables', '-t', 'nat', '-N', 'KUBE-SEP-STALESTALESTALE0']);
+    inNs(NODE, ['iptables', '-t', 'nat', '-A', 'KUBE-SEP-STALESTALESTALE0', '-j', 'KUBE-MARK-MASQ']);
+    inNs(NODE, ['iptables', '-t', 'nat', '-N', 'KUBE-SVC-STALESTALESTALE0']);
+    inNs(NODE, ['iptables', '-t', 'nat', '-A', 'KUBE-SVC-STALESTALESTALE0', '-j', 'KUBE-SEP-STALESTALESTALE0']);
     // What the periodic resync (or a restart) does: a full sync.
     const fresh = new Proxier({ services, endpointSlices: slices, iptables, clusterCidr: POD_CIDR, minSyncPeriodMs: 100, syncPeriodMs: 60_000, clock: realClock, logger: silentLogger() });
     const r = await fresh.syncProxyRules();
     assert.ok(r.applied && r.full);
     assert.equal(get(NODE, `http://${CLUSTER_IP}/hostname`).stdout, 'pod-a');
+    assert.ok(!inNs(NODE, ['iptables-save', '-t', 'nat']).stdout.includes('STALESTALE'), 'stale chains deleted');
     proxier.stop();
     await proxier.whenIdle();
     await cleanupRules(iptables);

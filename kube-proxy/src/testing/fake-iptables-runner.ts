@@ -12,10 +12,16 @@ export class FakeIptablesRunner implements IptablesRunner {
   readonly rules = new Set<string>();
   private nextRestoreError: Error | undefined;
 
+  private nextSaveError: Error | undefined;
   /** The next restore rejects with err (and applies nothing). */
   failNextRestore(err: Error): void { this.nextRestoreError = err; }
+  /** The next save rejects with err. */
+  failNextSave(err: Error): void { this.nextSaveError = err; }
 
-  async restore(input: string): Promise<void> {
+  async restore(chunks: string | AsyncIterable<string>): Promise<void> {
+    let input = '';
+    if (typeof chunks === 'string') input = chunks;
+    else for await (const c of chunks) input += c;
     if (this.nextRestoreError) { const e = this.nextRestoreError; this.nextRestoreError = undefined; throw e; }
     this.restores.push(input);
     let table: Table = 'filter';
@@ -30,6 +36,7 @@ export class FakeIptablesRunner implements IptablesRunner {
   async listChains(table: Table): Promise<string[]> { return [...this.chains[table]]; }
   /** iptables-save style: chains and the jump rules (what the proxier reads back). */
   async save(): Promise<string> {
+    if (this.nextSaveError) { const e = this.nextSaveError; this.nextSaveError = undefined; throw e; }
     const out: string[] = [];
     for (const table of ['filter', 'nat'] as const) {
       out.push(`*${table}`, ...[...this.chains[table]].map((c) => `:${c} - [0:0]`));
