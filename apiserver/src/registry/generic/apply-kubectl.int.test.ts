@@ -70,4 +70,21 @@ describe('kubectl apply --server-side conflicts', () => {
     const back = await kubectl('apply', '--server-side', '--field-manager=team-a', '-f', await manifest('a', { color: 'red', size: 'L' }));
     assert.match(back.stderr, /Apply failed with 1 conflict: conflict with "team-b": \.data\.color/);
   });
+
+  test('two managers own different containers of one Deployment', async () => {
+    const file = join(dir, 'deploy.yaml');
+    const deploy = (containers: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n${containers}`;
+    await writeFile(file, deploy('      - name: app\n        image: nginx:1.25\n'));
+    await ok('apply', '--server-side', '--field-manager=app-team', '-f', file);
+    await writeFile(file, `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: log\n        image: busybox:1.36\n`);
+    await ok('apply', '--server-side', '--field-manager=log-team', '-f', file);
+    const images = async () => (await ok('get', 'deploy', 'web', '-o', 'jsonpath={range .spec.template.spec.containers[*]}{.name}={.image} {end}')).trim().split(' ').sort();
+    assert.deepEqual(await images(), ['app=nginx:1.25', 'log=busybox:1.36']);
+    await writeFile(file, deploy('      - name: app\n        image: nginx:1.26\n'));
+    await ok('apply', '--server-side', '--field-manager=app-team', '-f', file);
+    assert.deepEqual(await images(), ['app=nginx:1.26', 'log=busybox:1.36']);
+    await writeFile(file, deploy('      - name: log\n        image: busybox:1.37\n'));
+    const conflict = await kubectl('apply', '--server-side', '--field-manager=app-team', '-f', file);
+    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "log-team": \.spec\.template\.spec\.containers\[name="log"\]\.image/);
+  });
 });

@@ -64,15 +64,45 @@ test('several conflicts are grouped by manager, Update managers named with versi
   assert.equal(err.details?.causes?.length, 3);
 });
 
-test('lists are atomic: a different list conflicts at the list, the same list does not', () => {
-  const deploy = (image: string): KubeObject => ({
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
-    spec: { template: { spec: { containers: [{ name: 'c', image }] } } },
-  }) as unknown as KubeObject;
-  const live = apply(deploy('nginx:1'), deploy('nginx:1'), 'a');
-  assert.doesNotThrow(() => apply(live, deploy('nginx:1'), 'b'));
-  assert.equal(conflictOf(() => apply(live, deploy('nginx:2'), 'b')).message,
-    'Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers');
+const deploy = (containers: Record<string, unknown>[]): KubeObject => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+  spec: { template: { spec: { containers } } },
+}) as unknown as KubeObject;
+
+test('keyed lists are owned item by item: k:{"name":…} in FieldsV1, conflicts named like upstream', () => {
+  const live = apply(deploy([]), deploy([{ name: 'c', image: 'nginx:1', args: ['-v'] }]), 'a');
+  assert.deepEqual(managers(live), ['a:' + JSON.stringify({ 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"c"}': { '.': {}, 'f:args': {}, 'f:image': {}, 'f:name': {} } } } } } })]);
+  assert.doesNotThrow(() => apply(live, deploy([{ name: 'c', image: 'nginx:1' }]), 'b'));
+  assert.equal(conflictOf(() => apply(live, deploy([{ name: 'c', image: 'nginx:2' }]), 'b')).message,
+    'Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="c"].image');
+  // Lists without a merge key stay atomic.
+  assert.equal(conflictOf(() => apply(live, deploy([{ name: 'c', args: ['-q'] }]), 'b')).message,
+    'Apply failed with 1 conflict: conflict with "a": .spec.template.spec.containers[name="c"].args');
+});
+
+test('two managers keep their own list items; an item its only manager drops is removed', () => {
+  let live = apply(deploy([]), deploy([{ name: 'app', image: 'app:1' }]), 'a');
+  live = apply(live, deploy([{ name: 'log', image: 'log:1' }]), 'b');
+  // Item order follows the strategic merge (applied items first); ownership is what matters here.
+  const names = (o: KubeObject) => ((o['spec'] as { template: { spec: { containers: { name: string; image?: string }[] } } }).template.spec.containers)
+    .slice().sort((x, y) => x.name.localeCompare(y.name));
+  assert.deepEqual(names(live), [{ name: 'app', image: 'app:1' }, { name: 'log', image: 'log:1' }]);
+  live = apply(live, deploy([{ name: 'app', image: 'app:2' }]), 'a');
+  assert.deepEqual(names(live), [{ name: 'app', image: 'app:2' }, { name: 'log', image: 'log:1' }]);
+  live = apply(live, deploy([{ name: 'app2', image: 'app:2' }]), 'a');
+  assert.deepEqual(names(live), [{ name: 'app2', image: 'app:2' }, { name: 'log', image: 'log:1' }]);
+  live = apply(live, deploy([{ name: 'log' }]), 'b'); // b drops the image it set: nobody owns it
+  assert.deepEqual(names(live), [{ name: 'app2', image: 'app:2' }, { name: 'log' }]);
+});
+
+test('set-like lists (finalizers) are owned value by value', () => {
+  const withFinalizers = (f: string[]) => cm({}, { metadata: { name: 'c', finalizers: f } });
+  let live = apply(cm({}), withFinalizers(['x/a']), 'a');
+  live = apply(live, withFinalizers(['x/b']), 'b');
+  assert.deepEqual([...live.metadata.finalizers!].sort(), ['x/a', 'x/b']);
+  assert.deepEqual(managers(live)[1], 'b:{"f:data":{},"f:metadata":{"f:finalizers":{"v:\\"x/b\\"":{}}}}');
+  live = apply(live, withFinalizers([]), 'a');
+  assert.deepEqual(live.metadata.finalizers, ['x/b']);
 });
 
 test('an empty map applied over fields others own changes nothing and does not conflict', () => {

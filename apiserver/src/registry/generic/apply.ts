@@ -5,12 +5,15 @@
  * which moves the field to the applier; the same value makes the ownership shared. A field the
  * manager applied before, that its new configuration omits and that no other manager owns, is
  * removed; then the configuration is merged over the live object. Maps are tracked field by
- * field; lists are atomic (owned and replaced whole, as a merge patch replaces them). Update
- * managers count when their entries exist, but updates do not record them yet.
+ * field; lists with a merge key (containers by name, env by name, ports…: the kind's patch
+ * schema) item by item (`k:{"name":"app"}`), set-like lists (finalizers) by value (`v:"x"`),
+ * other lists are atomic. Update managers count when their entries exist, but updates do not
+ * record them yet.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, applyMergePatch, type KubeObject, type StatusCause } from '@mk8s/api';
+import { ApiError, applyStrategicMergePatch, lookupKind, patchSchemaFor, type KubeObject, type PatchMeta, type PatchSchema, type StatusCause } from '@mk8s/api';
 
+/** A field path as FieldsV1 segments: `f:<field>`, `k:<json key>` (list item by key), `v:<json value>` (set item). */
 type Path = string[];
 export interface ManagedFieldsEntry {
   manager: string;
@@ -24,69 +27,130 @@ export interface ManagedFieldsEntry {
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Leaf field paths of an applied configuration (identity and status are not owned). */
+/** The patch schema of config's kind (merge keys of its lists); ObjectMeta's only for unknown kinds. */
+function schemaOf(config: unknown): PatchSchema {
+  const c = isMap(config) ? config : {};
+  const r = lookupKind(String(c['apiVersion'] ?? ''), String(c['kind'] ?? ''));
+  return patchSchemaFor(r ?? { group: '', resource: '' });
+}
+
+const keyedList = (meta: PatchMeta | undefined) => !!meta?.mergeKey && !!meta.strategy?.startsWith('merge');
+const setList = (meta: PatchMeta | undefined) => !meta?.mergeKey && !!meta?.strategy?.startsWith('merge');
+const itemKey = (item: unknown, key: string): string | undefined =>
+  isMap(item) && item[key] !== undefined && item[key] !== null ? `k:${JSON.stringify({ [key]: item[key] })}` : undefined;
+
+/**
+ * Field paths of an applied configuration (identity and status are not owned): leaves, plus
+ * every keyed list item itself (upstream's `.`), so an item outlives its fields.
+ */
 export function appliedFields(config: unknown): Path[] {
   const out: Path[] = [];
-  const walk = (v: unknown, path: Path) => {
+  const walk = (v: unknown, path: Path, meta: PatchMeta | undefined) => {
     if (isMap(v) && Object.keys(v).length > 0) {
-      for (const [k, c] of Object.entries(v)) walk(c, [...path, k]);
+      for (const [k, c] of Object.entries(v)) walk(c, [...path, `f:${k}`], meta?.fields?.[k]);
+    } else if (Array.isArray(v) && v.length > 0 && keyedList(meta)) {
+      for (const item of v) {
+        const seg = itemKey(item, meta!.mergeKey!);
+        if (!seg) { out.push(path); return; } // an item without its key: the list is owned whole
+        out.push([...path, seg]);
+        for (const [k, c] of Object.entries(item as Record<string, unknown>)) walk(c, [...path, seg, `f:${k}`], meta?.fields?.[k]);
+      }
+    } else if (Array.isArray(v) && setList(meta)) {
+      for (const item of v) out.push([...path, `v:${JSON.stringify(item)}`]);
+    } else if (Array.isArray(v) && v.length === 0 && keyedList(meta)) {
+      // An empty keyed list owns no items: nothing.
     } else if (path.length > 0) {
       out.push(path);
     }
   };
   if (!isMap(config)) return out;
+  const schema = schemaOf(config);
   for (const [k, v] of Object.entries(config)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'status') continue;
     if (k === 'metadata') {
       if (!isMap(v)) continue;
-      for (const m of ['labels', 'annotations'] as const) if (v[m] !== undefined) walk(v[m], ['metadata', m]);
+      for (const m of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+        if (v[m] !== undefined) walk(v[m], ['f:metadata', `f:${m}`], schema['metadata']?.fields?.[m]);
+      }
       continue;
     }
-    walk(v, [k]);
+    walk(v, [`f:${k}`], schema[k]);
   }
   return out;
 }
 
-/** Paths → upstream's FieldsV1 (`{"f:data":{"f:a":{}}}`). */
+/** Paths → upstream's FieldsV1 (`{"f:data":{"f:a":{}}}`; a path that also has deeper ones gets `.`). */
 export function toFieldsV1(paths: Path[]): Record<string, unknown> {
   const root: Record<string, unknown> = {};
+  const leaves: Record<string, unknown>[] = [];
   for (const p of paths) {
     let node = root;
-    for (const seg of p) {
-      const k = `f:${seg}`;
-      node = (node[k] ??= {}) as Record<string, unknown>;
-    }
+    for (const seg of p) node = (node[seg] ??= {}) as Record<string, unknown>;
+    leaves.push(node);
   }
-  return root;
+  for (const n of leaves) if (Object.keys(n).some((k) => k !== '.')) n['.'] = {};
+  return sortedKeys(root);
 }
 
-/** FieldsV1 → leaf paths (only `f:` members; `.`, `k:`, `v:`, `i:` entries are taken as owning their parent). */
+/** Members in upstream's order (`.` first, then sorted), so equal sets serialize equally. */
+function sortedKeys(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(node).sort()) out[k] = sortedKeys(node[k] as Record<string, unknown>);
+  return out;
+}
+
+/** FieldsV1 → paths (a member without children, or one marked `.`, is a path). */
 export function fromFieldsV1(f: unknown): Path[] {
   const out: Path[] = [];
   const walk = (node: unknown, path: Path) => {
-    const keys = isMap(node) ? Object.keys(node).filter((k) => k.startsWith('f:')) : [];
-    if (keys.length === 0) { if (path.length > 0) out.push(path); return; }
-    for (const k of keys) walk((node as Record<string, unknown>)[k], [...path, k.slice(2)]);
+    const keys = isMap(node) ? Object.keys(node).filter((k) => k !== '.') : [];
+    if (path.length > 0 && (keys.length === 0 || (isMap(node) && node['.'] !== undefined))) out.push(path);
+    for (const k of keys) walk((node as Record<string, unknown>)[k], [...path, k]);
   };
   walk(f, []);
   return out;
 }
 
-/** Removes the field at path and the maps it leaves empty, unless keep(prefix) says the map is still wanted. */
-function removePath(obj: Record<string, unknown>, path: Path, keep: (prefix: string) => boolean): void {
-  const parents: Record<string, unknown>[] = [];
-  let node: unknown = obj;
-  for (const seg of path.slice(0, -1)) {
-    if (!isMap(node)) return;
-    parents.push(node);
-    node = node[seg];
+/** Where seg points inside container: the map key or the list index; undefined when absent. */
+function locate(container: unknown, seg: string): string | number | undefined {
+  if (seg.startsWith('f:')) return isMap(container) && Object.hasOwn(container, seg.slice(2)) ? seg.slice(2) : undefined;
+  if (!Array.isArray(container)) return undefined;
+  const want = JSON.parse(seg.slice(2)) as unknown;
+  const i = seg.startsWith('k:')
+    ? container.findIndex((item) => isMap(item) && Object.entries(want as Record<string, unknown>).every(([k, v]) => isDeepStrictEqual(item[k], v)))
+    : container.findIndex((item) => isDeepStrictEqual(item, want));
+  return i < 0 ? undefined : i;
+}
+
+function valueAt(obj: unknown, path: Path): unknown {
+  let v = obj;
+  for (const seg of path) {
+    const at = locate(v, seg);
+    if (at === undefined) return undefined;
+    v = (v as Record<string | number, unknown>)[at];
   }
-  if (!isMap(node)) return;
-  delete node[path[path.length - 1]!];
-  for (let i = path.length - 2; i >= 0; i--) {
-    const child = i === path.length - 2 ? node : parents[i + 1];
-    if (!isMap(child) || Object.keys(child).length > 0 || keep(JSON.stringify(path.slice(0, i + 1)))) break;
-    delete parents[i]![path[i]!];
+  return v;
+}
+
+/** Removes the field (or list item) at path and the maps/lists it leaves empty, unless keep(prefix) says they are still wanted. */
+function removePath(obj: Record<string, unknown>, path: Path, keep: (prefix: string) => boolean): void {
+  const chain: unknown[] = [obj];
+  for (const seg of path.slice(0, -1)) {
+    const parent = chain[chain.length - 1];
+    const at = locate(parent, seg);
+    if (at === undefined) return;
+    chain.push((parent as Record<string | number, unknown>)[at]);
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    const parent = chain[i];
+    const at = locate(parent, path[i]!);
+    if (at === undefined) return;
+    if (i < path.length - 1) {
+      const child = (parent as Record<string | number, unknown>)[at];
+      const empty = Array.isArray(child) ? child.length === 0 : isMap(child) && Object.keys(child).length === 0;
+      if (!empty || keep(JSON.stringify(path.slice(0, i + 1)))) return;
+    }
+    if (Array.isArray(parent)) parent.splice(at as number, 1); else delete (parent as Record<string, unknown>)[at as string];
   }
 }
 
@@ -132,14 +196,17 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   };
   newPaths.forEach(addOwned);
   for (const m of others) fromFieldsV1(m.fieldsV1).forEach(addOwned);
+  // Fields owned whole (not list items' markers) keep everything inside them.
+  const wholes = [...owned].filter((o) => !isItemMarker(JSON.parse(o) as Path));
   const out = structuredClone(live) as Record<string, unknown>;
   for (const p of previous ? fromFieldsV1(previous.fieldsV1) : []) {
     const k = JSON.stringify(p);
     // Still applied (or applied deeper/shallower by someone): kept.
-    if (owned.has(k) || prefixes.has(k) || [...owned].some((o) => k.startsWith(o.slice(0, -1) + ','))) continue;
+    if (owned.has(k) || prefixes.has(k) || wholes.some((o) => k.startsWith(o.slice(0, -1) + ','))) continue;
     removePath(out, p, (prefix) => owned.has(prefix) || prefixes.has(prefix));
   }
-  const merged = applyMergePatch(out, config) as KubeObject;
+  // Keyed lists merge item by item (the kind's patch schema), as structured-merge-diff merges them.
+  const merged = applyStrategicMergePatch(out, config, schemaOf(config)) as KubeObject;
   const entry: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(newPaths) };
   (merged.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields = [...others, entry];
   return merged;
@@ -147,14 +214,8 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
 
 const startsWith = (p: Path, prefix: Path) => prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
 
-function valueAt(obj: unknown, path: Path): unknown {
-  let v = obj;
-  for (const seg of path) {
-    if (!isMap(v)) return undefined;
-    v = v[seg];
-  }
-  return v;
-}
+/** A keyed list item's own path (upstream's `.`): shared, never compared by value. */
+const isItemMarker = (p: Path) => p[p.length - 1]!.startsWith('k:');
 
 /**
  * The fields of others that applying config would change. An owned field conflicts when the
@@ -166,13 +227,15 @@ export function findConflicts(live: KubeObject, config: KubeObject, applied: Pat
   for (const m of others) {
     for (const q of fromFieldsV1(m.fieldsV1)) {
       const hit = applied.some((p) => {
+        if (isItemMarker(p)) return false;
         if (p.length === q.length) return startsWith(p, q) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
         // The applier sets a field inside one the other owns whole (a scalar or list it would replace).
         if (startsWith(p, q)) return !isMap(valueAt(live, q)) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
-        // The applier sets a whole value where the other owns a field inside (an empty map replaces nothing).
+        // The applier sets a whole value where the other owns a field inside (an empty map or list replaces nothing).
         if (startsWith(q, p)) {
           const mine = valueAt(config, p);
-          return !(isMap(mine) && Object.keys(mine).length === 0) && !isDeepStrictEqual(valueAt(live, q), valueAt(config, q));
+          const empty = isMap(mine) ? Object.keys(mine).length === 0 : Array.isArray(mine) && mine.length === 0;
+          return !empty && !isDeepStrictEqual(valueAt(live, q), valueAt(config, q));
         }
         return false;
       });
@@ -190,7 +253,15 @@ function printManager(m: ManagedFieldsEntry): string {
   return s;
 }
 
-const pathString = (p: Path) => p.map((s) => `.${s}`).join('');
+/** upstream fieldpath.Path.String(): `.spec.containers[name="app"].image`, `.metadata.finalizers[="x"]`. */
+function pathString(p: Path): string {
+  return p.map((seg) => {
+    if (seg.startsWith('f:')) return `.${seg.slice(2)}`;
+    if (seg.startsWith('v:')) return `[=${seg.slice(2)}]`;
+    const key = JSON.parse(seg.slice(2)) as Record<string, unknown>;
+    return `[${Object.entries(key).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+  }).join('');
+}
 
 /** The 409 upstream's field manager answers (fieldmanager/internal/conflict.go): message and one cause per field. */
 export function applyConflictError(conflicts: ApplyConflict[]): ApiError {
