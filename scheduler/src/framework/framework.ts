@@ -49,6 +49,9 @@ export const DEFAULT_PLUGINS: readonly PluginSpec[] = [
 ];
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
+/** The (shared, never mutated) result of a node passing every filter. */
+const FILTER_SUCCESS: { status: Status | undefined; plugin: string | undefined } = Object.freeze({ status: undefined, plugin: undefined });
+
 const has = <K extends string>(p: Plugin, m: K): boolean => typeof (p as unknown as Record<string, unknown>)[m] === 'function';
 
 export interface FrameworkOptions {
@@ -110,13 +113,19 @@ export class Framework implements FrameworkRunner {
 
   /** Runs Filter plugins on one node; the first non-success is returned with its plugin's name. */
   runFilterPlugins(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { status: Status | undefined; plugin: string | undefined } {
-    for (const p of this.filter) {
-      if (state.skipFilterPlugins.has(p.name)) continue;
+    // The plugins not skipped by PreFilter, worked out once per cycle: this runs for hundreds of nodes.
+    let active = state.activeFilterPlugins as FilterPlugin[] | undefined;
+    if (!active || state.activeFilterPluginsFor !== state.skipFilterPlugins.size) {
+      active = this.filter.filter((p) => !state.skipFilterPlugins.has(p.name));
+      state.activeFilterPlugins = active;
+      state.activeFilterPluginsFor = state.skipFilterPlugins.size;
+    }
+    for (const p of active) {
       let s: Status | undefined;
       try { s = p.filter(state, pod, nodeInfo); } catch (err) { s = Status.error(err); }
       if (s && s.code !== 'Success') return { status: s, plugin: p.name };
     }
-    return { status: undefined, plugin: undefined };
+    return FILTER_SUCCESS;
   }
 
   /**
@@ -125,10 +134,11 @@ export class Framework implements FrameworkRunner {
    * neither steals room made for a preemptor nor depends on a nominated pod that may never come.
    */
   runFilterPluginsWithNominatedPods(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { status: Status | undefined; plugin: string | undefined } {
+    const all = this.handle.nominator.nominatedPodsForNode(nodeInfo.name);
+    if (all.length === 0) return this.runFilterPlugins(state, pod, nodeInfo);
     const key = podKey(pod);
     const prio = podPriority(pod);
-    const nominated = this.handle.nominator.nominatedPodsForNode(nodeInfo.name)
-      .filter((p) => podKey(p) !== key && podPriority(p) >= prio);
+    const nominated = all.filter((p) => podKey(p) !== key && podPriority(p) >= prio);
     if (nominated.length) {
       const withNominated = nodeInfo.clone();
       for (const p of nominated) withNominated.addPod(PodInfo.of(p));

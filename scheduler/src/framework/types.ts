@@ -79,6 +79,8 @@ export class PodInfo {
   readonly key: string;
   readonly requests: Resource;
   readonly nonZero: { milliCpu: number; memory: number };
+  /** Names of the extended resources the pod requests. */
+  readonly scalarResources: readonly string[];
   readonly requiredAffinityTerms: AffinityTerm[];
   readonly requiredAntiAffinityTerms: AffinityTerm[];
   readonly preferredAffinityTerms: WeightedAffinityTerm[];
@@ -88,6 +90,7 @@ export class PodInfo {
     this.key = podKey(pod);
     this.requests = podRequests(pod);
     this.nonZero = podNonZeroRequests(pod);
+    this.scalarResources = Object.keys(this.requests.scalar).filter((k) => this.requests.scalar[k] !== 0);
     const a = pod.spec?.affinity;
     this.requiredAffinityTerms = (a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
     this.requiredAntiAffinityTerms = (a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
@@ -307,6 +310,9 @@ export class CycleState {
   readonly skipFilterPlugins = new Set<string>();
   /** Plugins whose PreScore returned Skip: their Score does not run this cycle. */
   readonly skipScorePlugins = new Set<string>();
+  /** @internal The framework's per-cycle list of filter plugins not skipped (and the skip count it was made for). */
+  activeFilterPlugins: unknown;
+  activeFilterPluginsFor = -1;
   constructor(snapshot: Snapshot = new Snapshot([])) { this.snapshot = snapshot; }
   read<T>(key: string): T | undefined { return this.data.get(key) as T | undefined; }
   write(key: string, value: unknown): void { this.data.set(key, value); }

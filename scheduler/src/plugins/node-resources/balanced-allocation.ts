@@ -2,7 +2,7 @@ import type { PluginFactory, PreScorePlugin, ScorePlugin } from '../../framework
 import { MAX_NODE_SCORE } from '../../framework/interfaces.js';
 import { Status } from '../../framework/status.js';
 import { PodInfo, type CycleState, type NodeInfo, type Pod } from '../../framework/types.js';
-import { allocatableAndRequested, DEFAULT_RESOURCES, type ResourceSpec } from './fit.js';
+import { allocatableFor, requestedWith, DEFAULT_RESOURCES, type ResourceSpec } from './fit.js';
 
 export const NAME = 'NodeResourcesBalancedAllocation';
 const STATE_KEY = `PreScore${NAME}`;
@@ -18,13 +18,16 @@ export function balancedResourceScore(requested: number[], allocatable: number[]
     total += f;
     fractions.push(f);
   }
-  let std = 0;
-  if (fractions.length === 2) std = Math.abs((fractions[0]! - fractions[1]!) / 2);
-  else if (fractions.length > 2) {
-    const mean = total / fractions.length;
-    std = Math.sqrt(fractions.reduce((s, f) => s + (f - mean) ** 2, 0) / fractions.length);
-  }
-  return Math.trunc((1 - std) * MAX_NODE_SCORE);
+  return Math.trunc((1 - stdDev(fractions, total)) * MAX_NODE_SCORE);
+}
+
+function stdDev(fractions: readonly number[], total: number): number {
+  if (fractions.length === 2) return Math.abs((fractions[0]! - fractions[1]!) / 2);
+  if (fractions.length < 2) return 0;
+  const mean = total / fractions.length;
+  let sq = 0;
+  for (const f of fractions) sq += (f - mean) ** 2;
+  return Math.sqrt(sq / fractions.length);
 }
 
 /** Favors nodes whose cpu and memory would be equally used after placing the pod. */
@@ -42,13 +45,19 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
   }
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number {
     const pi = state.read<PodInfo>(STATE_KEY) ?? PodInfo.of(pod);
-    const req: number[] = []; const alloc: number[] = [];
+    // balancedResourceScore without its arrays: this runs for every feasible node of every cycle.
+    const fractions = this.fractions;
+    fractions.length = 0;
+    let total = 0;
     for (const r of this.resources) {
-      const [a, q] = allocatableAndRequested(nodeInfo, pi, r.name, true);
+      const a = allocatableFor(nodeInfo, pi, r.name);
       if (a === 0) continue;
-      alloc.push(a); req.push(q);
+      const f = Math.min(requestedWith(nodeInfo, pi, r.name, true) / a, 1);
+      total += f;
+      fractions.push(f);
     }
-    return balancedResourceScore(req, alloc);
+    return Math.trunc((1 - stdDev(fractions, total)) * MAX_NODE_SCORE);
   }
+  private readonly fractions: number[] = [];
 }
 export const create: PluginFactory = (args) => new NodeResourcesBalancedAllocation((args ?? {}) as { resources?: ResourceSpec[] });
