@@ -1,9 +1,9 @@
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlugin } from './bridge-plugin.js';
+import { GC_MIN_AGE_MS, runPlugin } from './bridge-plugin.js';
 import { hostVethName } from './link-ops.js';
 import { FakeLinkOps } from './testing/fake-link-ops.js';
 
@@ -74,8 +74,13 @@ describe('mk8s-bridge', () => {
     await call('ADD', 'live');
     await call('ADD', 'dead');
     links.links.delete(hostVethName('dead', 'eth0'));   // the kernel removes the pair with the netns
+    await call('ADD', 'young');
+    // Young allocations are kept: a concurrent ADD creates its veth after allocating.
+    assert.deepEqual(allocated(), ['10.244.1.2', '10.244.1.3', '10.244.1.4']);
+    const old = new Date(Date.now() - GC_MIN_AGE_MS - 1000);
+    utimesSync(join(dataDir, 'net', '10.244.1.3'), old, old);
     await call('ADD', 'new');
-    assert.deepEqual(allocated(), ['10.244.1.2', '10.244.1.4']);
+    assert.deepEqual(allocated(), ['10.244.1.2', '10.244.1.4', '10.244.1.5']);
   });
 
   test('a failed ADD leaves no allocation and no veth, and a missing netns is error 3', async () => {

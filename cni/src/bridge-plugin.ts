@@ -88,69 +88,81 @@ function ipamFor(conf: BridgeNetConf): { ipam: DiskIpam; subnet: Cidr } {
 }
 
 /**
+ * An allocation younger than this is never garbage, veth or not: ADD allocates under the lock
+ * but creates the veth after releasing it, so a concurrent ADD's fresh allocation has no veth yet.
+ */
+export const GC_MIN_AGE_MS = 60_000;
+
+/**
  * collectGarbage frees allocations whose pod is gone: the host veth of an attachment exists
  * exactly as long as the pod's netns (the kernel destroys the pair with the netns), so an
  * allocation without its veth belongs to a sandbox that died, or to an ADD that crashed before
- * the runtime recorded it. Runs under the lock, so no ADD is half-way.
+ * the runtime recorded it. Runs under the lock; `present` may be a little older than the lock,
+ * which the minimum age covers.
  */
-async function collectGarbage(ipam: DiskIpam, links: LinkOps, keep: (a: Allocation) => boolean, present: Set<string>): Promise<string[]> {
+async function collectGarbage(ipam: DiskIpam, keep: (a: Allocation) => boolean, present: Set<string>, nowMs: number): Promise<string[]> {
   const freed: string[] = [];
   for (const a of await ipam.list()) {
     if (keep(a) || present.has(hostVethName(a.containerId, a.ifname))) continue;
+    const at = await ipam.allocatedAtMs(a.ip);
+    if (at === undefined || nowMs - at < GC_MIN_AGE_MS) continue;
     await ipam.releaseIp(a.ip);
     freed.push(a.ip);
   }
   return freed;
 }
 
+/**
+ * ADD. Only the IPAM step (GC + allocate: a few small files) holds the network's lock; the link
+ * work, which is most of an ADD's time, runs outside it, so concurrent ADDs overlap (every name
+ * they touch is derived from their own container id; the bridge setup is idempotent).
+ */
 async function cmdAdd(args: CniArgs, conf: BridgeNetConf, links: LinkOps): Promise<Record<string, unknown>> {
   const { ipam, subnet } = ipamFor(conf);
   const bridge = conf.bridge ?? 'cni0';
   const mtu = conf.mtu ?? 1500;
   const gateway = gatewayOf(subnet);
   const hostVeth = hostVethName(args.containerId, args.ifname);
-  return ipam.withLock(async () => {
-    const present = await links.listLinks();
-    await collectGarbage(ipam, links, (a) => a.containerId === args.containerId && a.ifname === args.ifname, present);
-    const alloc = await ipam.allocate(args.containerId, args.ifname);
-    try {
-      // A leftover host end (an ADD that died half-way, or a repeated ADD) would make the add fail: start clean.
-      if (present.has(hostVeth)) await links.deleteLink(hostVeth);
-      const bridgeMac = await links.ensureBridge(bridge, `${gateway}/${subnet.prefix}`, mtu);
-      const { hostMac, podMac } = await links.addPodInterface({
-        hostVeth, bridge, netns: args.netns, ifname: args.ifname, address: `${alloc.ip}/${subnet.prefix}`, gateway, mtu, hairpin: conf.hairpinMode ?? true,
-      });
-      const legacy = compareVersions(conf.cniVersion, '1.0.0') < 0;
-      return {
-        cniVersion: conf.cniVersion,
-        interfaces: [
-          { name: bridge, mac: bridgeMac },
-          { name: hostVeth, mac: hostMac },
-          { name: args.ifname, mac: podMac, sandbox: args.netns },
-        ],
-        ips: [{ ...(legacy ? { version: '4' } : {}), address: `${alloc.ip}/${subnet.prefix}`, gateway, interface: 2 }],
-        routes: [{ dst: '0.0.0.0/0', gw: gateway }],
-        dns: {},
-      };
-    } catch (err) {
-      // Leave nothing behind: the runtime will not DEL an attachment whose ADD failed... it may, but need not.
-      await links.deleteLink(hostVeth).catch(() => undefined);
-      await ipam.releaseIp(alloc.ip);
-      if (err instanceof Error && /no such file|cannot open network namespace|invalid.*netns|no such process/i.test(err.message)) {
-        throw new CniError(ERR.unknownContainer, `network namespace ${args.netns} does not exist`, err.message);
-      }
-      throw err;
-    }
+  const present = await links.listLinks();
+  const alloc = await ipam.withLock(async () => {
+    await collectGarbage(ipam, (a) => a.containerId === args.containerId && a.ifname === args.ifname, present, Date.now());
+    return ipam.allocate(args.containerId, args.ifname);
   });
+  try {
+    // A leftover host end (an ADD that died half-way, or a repeated ADD) would make the add fail: start clean.
+    if (present.has(hostVeth)) await links.deleteLink(hostVeth);
+    const { bridgeMac, hostMac, podMac } = await links.addPodInterface({
+      hostVeth, bridge, gatewayCidr: `${gateway}/${subnet.prefix}`, netns: args.netns, ifname: args.ifname, address: `${alloc.ip}/${subnet.prefix}`, gateway, mtu, hairpin: conf.hairpinMode ?? true,
+    });
+    const legacy = compareVersions(conf.cniVersion, '1.0.0') < 0;
+    return {
+      cniVersion: conf.cniVersion,
+      interfaces: [
+        { name: bridge, mac: bridgeMac },
+        { name: hostVeth, mac: hostMac },
+        { name: args.ifname, mac: podMac, sandbox: args.netns },
+      ],
+      ips: [{ ...(legacy ? { version: '4' } : {}), address: `${alloc.ip}/${subnet.prefix}`, gateway, interface: 2 }],
+      routes: [{ dst: '0.0.0.0/0', gw: gateway }],
+      dns: {},
+    };
+  } catch (err) {
+    // Leave nothing behind: the runtime will not DEL an attachment whose ADD failed... it may, but need not.
+    await links.deleteLink(hostVeth).catch(() => undefined);
+    await ipam.withLock(() => ipam.releaseIp(alloc.ip));
+    if (err instanceof Error && /no such file|cannot open network namespace|invalid.*netns|no such process/i.test(err.message)) {
+      throw new CniError(ERR.unknownContainer, `network namespace ${args.netns} does not exist`, err.message);
+    }
+    throw err;
+  }
 }
 
 async function cmdDel(args: CniArgs, conf: BridgeNetConf, links: LinkOps): Promise<void> {
   const { ipam } = ipamFor(conf);
-  await ipam.withLock(async () => {
-    // Deleting the host end removes the pod end too; both are no-ops when already gone.
-    await links.deleteLink(hostVethName(args.containerId, args.ifname));
-    await ipam.release(args.containerId, args.ifname);
-  });
+  // Deleting the host end removes the pod end too; both are no-ops when already gone. The link
+  // is the attachment's own, so only the release needs the lock.
+  await links.deleteLink(hostVethName(args.containerId, args.ifname));
+  await ipam.withLock(() => ipam.release(args.containerId, args.ifname));
 }
 
 async function cmdCheck(args: CniArgs, conf: BridgeNetConf, links: LinkOps): Promise<void> {

@@ -4,7 +4,7 @@
  * same address, holding "<containerId>\r\n<ifname>" (host-local's format). A lock directory
  * serializes whole operations (scan + allocate + GC) across concurrent plugin processes of one node.
  */
-import { mkdir, readdir, readFile, rm, writeFile, rmdir, open } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile, rmdir, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { intToIp, ipToInt, podRange, type Cidr } from './cidr.js';
 
@@ -28,6 +28,12 @@ export interface DiskIpamOptions {
 }
 
 export class IpamExhaustedError extends Error {}
+
+/**
+ * Lock holders inside this process, by lock path: a runtime that runs the plugin in-process
+ * (the cri-docker shim) queues its own concurrent callers here instead of polling the directory.
+ */
+const inProcess = new Map<string, Promise<unknown>>();
 export class LockTimeoutError extends Error {}
 
 function defaultPidAlive(pid: number): boolean {
@@ -48,8 +54,16 @@ export class DiskIpam {
    * pid, so a plugin killed mid-operation leaves a lock the next caller can see is stale.
    */
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
-    await mkdir(this.dir, { recursive: true });
     const lock = join(this.dir, LOCK);
+    const before = inProcess.get(lock) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(() => this.withDirLock(lock, fn));
+    const tail = run.catch(() => undefined);
+    inProcess.set(lock, tail);
+    try { return await run; } finally { if (inProcess.get(lock) === tail) inProcess.delete(lock); }
+  }
+
+  private async withDirLock<T>(lock: string, fn: () => Promise<T>): Promise<T> {
+    await mkdir(this.dir, { recursive: true });
     const deadline = Date.now() + (this.o.lockTimeoutMs ?? 15_000);
     for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
       try {
@@ -69,6 +83,11 @@ export class DiskIpam {
       await rm(join(lock, 'pid'), { force: true });
       await rmdir(lock).catch(() => undefined);
     }
+  }
+
+  /** When ip was allocated (its file's mtime), or undefined when it is not allocated. */
+  async allocatedAtMs(ip: string): Promise<number | undefined> {
+    try { return (await stat(join(this.dir, ip))).mtimeMs; } catch { return undefined; }
   }
 
   /** All allocations on disk. Call under the lock for a consistent view. */

@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { CriError, type ContainerConfig, type Mount, type PodSandboxConfig } from '@mk8s/proto';
+import { CriError, isNotFound, type ContainerConfig, type Mount, type PodSandboxConfig } from '@mk8s/proto';
 import { inspectOwned, type ShimContext } from './context.js';
 import { toCriError } from './docker-errors.js';
 import {
@@ -26,16 +26,11 @@ export function bindSpec(m: Mount): string {
 export async function createContainer(ctx: ShimContext, podSandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
   if (!config.metadata?.name) throw new CriError('InvalidArgument', 'container metadata name is required');
   if (!config.image?.image) throw new CriError('InvalidArgument', 'container image is required');
-  const sandbox = await inspectOwned(ctx, podSandboxId, TYPE_SANDBOX, 'pod sandbox');
-  const sl = sandbox.Config.Labels ?? {};
+  // A sandbox this process started is known; any other one is inspected (owned by this node?).
+  const cached = ctx.sandboxes.get(podSandboxId);
+  const sandbox = cached ? { Id: podSandboxId, labels: cached } : await inspectOwned(ctx, podSandboxId, TYPE_SANDBOX, 'pod sandbox').then((i) => ({ Id: i.Id, labels: i.Config.Labels ?? {} }));
+  const sl = sandbox.labels;
   const pod = { name: sl[POD_NAME_LABEL] ?? sandboxConfig.metadata?.name ?? '', namespace: sl[POD_NAMESPACE_LABEL] ?? '', uid: sl[POD_UID_LABEL] ?? '' };
-
-  let image: Docker.ImageInspectInfo;
-  try {
-    image = await ctx.docker.getImage(config.image.image).inspect();
-  } catch (err) {
-    throw toCriError(err, `image "${config.image.image}"`);
-  }
 
   const res = config.linux?.resources ?? {};
   const sc = config.linux?.securityContext;
@@ -63,7 +58,8 @@ export async function createContainer(ctx: ShimContext, podSandboxId: string, co
   const attempt = config.metadata.attempt ?? 0;
   const opts: Docker.ContainerCreateOptions = {
     name: dockerName(config.metadata.name, pod.name, pod.namespace, pod.uid, attempt),
-    Image: image.Id,
+    // Docker resolves the name itself (an absent image is its 404, NotFound): no inspect round trip.
+    Image: config.image.image,
     Labels: toDockerLabels(config.labels, config.annotations, {
       [NODE_LABEL]: ctx.nodeName,
       [TYPE_LABEL]: TYPE_CONTAINER,
@@ -87,7 +83,15 @@ export async function createContainer(ctx: ShimContext, podSandboxId: string, co
     AttachStdin: false,
     HostConfig: hostConfig,
   };
-  const c = await createWithUniqueName(ctx, opts, `container ${config.metadata.name}`);
+  let c: Docker.Container;
+  try {
+    c = await createWithUniqueName(ctx, opts, `container ${config.metadata.name}`);
+  } catch (err) {
+    // The cached sandbox may have been removed behind this process's back.
+    if (cached && isNotFound(err) && /no such container/i.test(err instanceof Error ? err.message : '')) ctx.sandboxes.delete(podSandboxId);
+    throw err;
+  }
+  ctx.created.add(c.id);
   ctx.logger.debug({ pod: `${pod.namespace}/${pod.name}`, container: config.metadata.name, id: c.id }, 'Created container');
   return c.id;
 }

@@ -6,6 +6,8 @@ import { isNotFound } from '@mk8s/proto';
 
 /** removeQuietly force-removes a container by id; gone already is fine. */
 export async function removeQuietly(ctx: ShimContext, id: string): Promise<void> {
+  ctx.sandboxes.delete(id);
+  ctx.created.delete(id);
   try {
     await ctx.docker.getContainer(id).remove({ force: true, v: true });
   } catch (err) {

@@ -15,6 +15,13 @@ export interface ShimContext {
   cni: CniNetwork | undefined;
   /** Sandbox id → pod IP; a cache only: after a restart IPs are read back from the netns. */
   ips: Map<string, string>;
+  /**
+   * Docker labels of the sandboxes this process started (a cache only, like ips): CreateContainer
+   * of a pod's containers needs no inspect of its sandbox.
+   */
+  sandboxes: Map<string, Record<string, string>>;
+  /** Containers this process created and has not started yet: StartContainer needs no inspect for them. */
+  created: Set<string>;
   logger: Logger;
   /** Runs a command (for nsenter); injected for tests. */
   run(cmd: string, args: string[]): Promise<{ code: number; stdout: string }>;

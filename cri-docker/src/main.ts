@@ -11,6 +11,8 @@ const flags = parseFlags(process.argv.slice(2), {
   'cni-conf-dir': { type: 'string', default: '/etc/cni/net.d' },
   'cni-bin-dir': { type: 'string', default: '/opt/cni/bin:/usr/lib/cni' },
   'cni-data-dir': { type: 'string' },
+  // mk8s-bridge runs inside the shim (same code and contract as its binary); false execs it.
+  'cni-in-process': { type: 'string', default: 'true' },
   'pod-cidr': { type: 'string' },
   'pause-image': { type: 'string', default: 'mk8s/pause:3.9' },
   'health-port': { type: 'string' },
@@ -36,6 +38,7 @@ const shim = createCriDockerShim({
   cniBinDirs: (flags['cni-bin-dir'] ?? '').split(':').filter(Boolean),
   ...(flags['cni-data-dir'] ? { cniDataDir: flags['cni-data-dir'] } : {}),
   ...(flags['pod-cidr'] ? { podCidr: flags['pod-cidr'] } : {}),
+  cniInProcess: flags['cni-in-process'] !== 'false',
   pauseImage: flags['pause-image'] ?? 'mk8s/pause:3.9',
   ...(flags['health-port'] ? { healthPort: Number(flags['health-port']) } : {}),
   healthHost: flags['health-host'] ?? '127.0.0.1',

@@ -16,7 +16,7 @@ function ctx(t: { after(fn: () => void): void }, pingOk = true): ShimContext {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const docker = { ping: async () => { if (!pingOk) throw new Error('connect ENOENT /var/run/docker.sock'); return 'OK'; } } as unknown as Docker;
   return {
-    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), logger: silentLogger(),
+    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), sandboxes: new Map(), created: new Set(), logger: silentLogger(),
     cni: new CniNetwork({ confDir: join(dir, 'net.d'), binDirs: [], ipamDataDir: join(dir, 'ipam') }),
     run: async () => ({ code: 1, stdout: '' }),
   };

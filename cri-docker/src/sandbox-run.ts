@@ -60,6 +60,7 @@ export async function runPodSandbox(ctx: ShimContext, config: PodSandboxConfig, 
       const { ip } = await ctx.cni.add(id, netnsPath(info.State.Pid), { namespace: md.namespace, name: md.name, uid: md.uid });
       ctx.ips.set(id, ip);
     }
+    ctx.sandboxes.set(id, labels);
   } catch (err) {
     ctx.logger.warn({ err, pod: `${md.namespace}/${md.name}`, sandbox: id }, 'Could not start pod sandbox, removing it');
     if (network === 'cni' && ctx.cni) await ctx.cni.del(id, '', { namespace: md.namespace, name: md.name, uid: md.uid }).catch(() => undefined);

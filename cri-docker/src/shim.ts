@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { runPlugin } from '@mk8s/cni/bridge-plugin';
 import { newRegistry, serveHealth, silentLogger, type Component, type Logger } from '@mk8s/component-base';
 import { serveCri } from '@mk8s/proto';
 import { CniNetwork, type CniExec } from './cni/cni.js';
@@ -34,6 +35,8 @@ export interface CriDockerShimOptions {
   logger?: Logger;
   /** Injected plugin runner (tests). */
   cniExec?: CniExec;
+  /** Run the mk8s-bridge plugin in the shim's process instead of exec'ing it. @default true */
+  cniInProcess?: boolean;
 }
 
 /** What the shim exposes besides Component: the services (for in-process use) and ports. */
@@ -65,6 +68,7 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
       binDirs: o.cniBinDirs ?? ['/opt/cni/bin', '/usr/lib/cni'],
       ipamDataDir: o.cniDataDir ?? join('/var/lib/cni/mk8s', o.nodeName),
       ...(o.cniExec ? { exec: o.cniExec } : {}),
+      ...(o.cniInProcess ?? !o.cniExec ? { inProcess: { 'mk8s-bridge': (env, stdin) => runPlugin({ env, stdin }) } } : {}),
     })
     : undefined;
   const ctx: ShimContext = {
@@ -74,6 +78,8 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
     networkPlugin,
     cni,
     ips: new Map(),
+    sandboxes: new Map(),
+    created: new Set(),
     logger,
     run: runCommand,
   };

@@ -1,6 +1,7 @@
 /**
  * createKubelet: the node agent as a Component. It watches only its own pods (field selector
- * spec.nodeName), keeps one serialized worker per pod, relists the runtime every second (PLEG),
+ * spec.nodeName), keeps one serialized worker per pod, relists the runtime every second (PLEG;
+ * a change a sync made itself wakes no second sync), writes pod status in the background,
  * cleans up what no pod owns, registers the Node and heartbeats, and serves the kubelet API.
  */
 import { mkdir } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import type { ConfigSource } from './env.js';
 import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
 import type { ConfigMapObj, NodeObj, PodObj, SecretObj } from './objects.js';
-import { GenericPleg } from './pleg.js';
+import { GenericPleg, eventState, plegState, type PlegState } from './pleg.js';
 import { PodSyncer } from './pod-syncer.js';
 import { PodWorkers, type PodSyncResult } from './pod-workers.js';
 import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
@@ -110,8 +111,19 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     ...(cfg.clusterDNS ? { clusterDNS: cfg.clusterDNS } : {}), ...(cfg.clusterDomain ? { clusterDomain: cfg.clusterDomain } : {}),
     ...(cfg.crashBackoffInitialMs !== undefined ? { crashBackoffInitialMs: cfg.crashBackoffInitialMs } : {}),
   });
-  const statuses = new StatusManager({ client, logger });
+  const statuses = new StatusManager({ client, logger, clock });
   const nodeStatus = new NodeStatusManager({ client, runtime, recorder, clock, logger, nodeName, nodeIP: cfg.nodeIP, rootDir: cfg.rootDir, ...(cfg.port && cfg.port > 0 ? { kubeletPort: cfg.port } : {}) });
+
+  /** Pods whose worker has synced (and so may have made containers the PLEG has not seen yet). */
+  const touched = new Set<string>();
+  /** Per pod, the PLEG state of each container and sandbox as its last sync left them. */
+  const seen = new Map<string, Map<string, PlegState>>();
+  const remember = (uid: string, rt: PodRuntimeState) => {
+    const m = new Map<string, PlegState>();
+    for (const c of rt.containers) m.set(c.id, plegState(c.state));
+    for (const sb of rt.sandboxes) m.set(sb.id, sb.state === 'SANDBOX_READY' ? 'running' : 'exited');
+    seen.set(uid, m);
+  };
 
   const status = (pod: Pod, rt: PodRuntimeState, terminating: boolean) => {
     const uid = pod.metadata?.uid ?? '';
@@ -131,6 +143,8 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       probes.remove(uid);
       await syncer.cleanupPod(uid);
       statuses.forget(uid);
+      seen.delete(uid);
+      touched.delete(uid);
       return;
     }
     if (pod.metadata?.deletionTimestamp) {
@@ -147,14 +161,21 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       }
       return;
     }
+    // A pod this kubelet never synced, unknown to a completed relist, has nothing in the runtime:
+    // only its own worker could have made something since. Saves a new pod two list calls.
+    const fresh = !touched.has(uid) && pleg.hasRelisted() && !pleg.podUids().has(uid);
+    touched.add(uid);
+    const before = fresh ? { sandboxes: [], containers: [] } : await syncer.podRuntime(uid);
     if (!statuses.lastWritten(uid) && !pod.status?.containerStatuses) {
-      // First sight of the pod: report Pending/ContainerCreating (hostIP, startTime) before the
-      // sandbox and pulls, which may take a while.
-      await statuses.setStatus(pod, status(pod, await syncer.podRuntime(uid), false));
+      // First sight of the pod: report Pending/ContainerCreating (hostIP, startTime) while the
+      // sandbox and pulls, which may take a while, go on.
+      statuses.queueStatus(pod, status(pod, before, false));
     }
-    const { result, rt } = await syncer.syncPod(pod, signal);
+    const { result, rt } = await syncer.syncPod(pod, signal, before);
+    remember(uid, rt);
     const st = status(pod, rt, false);
-    await statuses.setStatus(pod, st);
+    // Written in the background: the worker is free for the next event at once.
+    statuses.queueStatus(pod, st);
     if ((st.phase === 'Succeeded' || st.phase === 'Failed') && pod.status?.phase !== st.phase) {
       // Stop what may still run (sidecars) now that the pod is terminal.
       probes.remove(uid);
@@ -165,7 +186,13 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
 
   const pleg = new GenericPleg({
     runtime, clock, logger, ...(cfg.relistPeriodMs ? { relistPeriodMs: cfg.relistPeriodMs } : {}),
-    onEvent: (ev) => { logger.trace({ event: ev }, 'Pod lifecycle event'); workers.enqueue(ev.podUid); },
+    onEvent: (ev) => {
+      logger.trace({ event: ev }, 'Pod lifecycle event');
+      // A change the pod's last sync made and already reported (its own container start) needs no
+      // second sync; anything else (a death, a removal, a change by someone else) does.
+      if (seen.get(ev.podUid)?.get(ev.containerId) === eventState(ev.type)) return;
+      workers.enqueue(ev.podUid);
+    },
   });
 
   const housekeeping = async () => {

@@ -24,6 +24,16 @@ export function generateEvents(podUid: string, containerId: string, from: PlegSt
   }
 }
 
+/** eventState is the state a container is in after an event of type. */
+export function eventState(type: PodLifecycleEventType): PlegState {
+  switch (type) {
+    case 'ContainerStarted': return 'running';
+    case 'ContainerDied': return 'exited';
+    case 'ContainerRemoved': return 'non-existent';
+    case 'ContainerChanged': return 'unknown';
+  }
+}
+
 /** plegState maps a CRI container state to a PLEG state (created counts as unknown, as upstream). */
 export function plegState(s: ContainerState): PlegState {
   switch (s) {
@@ -51,8 +61,7 @@ export class GenericPleg {
 
   /** One relist; safe to call directly from tests. Rejects when the runtime is unreachable. */
   async relist(): Promise<PodLifecycleEvent[]> {
-    const containers = await this.o.runtime.listContainers();
-    const sandboxes = await this.o.runtime.listPodSandbox();
+    const [containers, sandboxes] = await Promise.all([this.o.runtime.listContainers(), this.o.runtime.listPodSandbox()]);
     const now = new Map<string, { podUid: string; state: PlegState }>();
     for (const c of containers) now.set(c.id, { podUid: c.labels[POD_UID_LABEL] ?? '', state: plegState(c.state) });
     // Sandboxes count as containers, so a dead sandbox wakes its pod's worker too.
@@ -73,6 +82,9 @@ export class GenericPleg {
 
   /** Pod uids that owned a container or sandbox at the last relist (housekeeping reads this instead of listing again). */
   podUids(): Set<string> { return new Set([...this.last.values()].map((x) => x.podUid).filter(Boolean)); }
+
+  /** Whether a relist has completed (so podUids() covers every container that existed before this process). */
+  hasRelisted(): boolean { return this.lastRelistMs > 0; }
 
   /** Healthy while relists keep succeeding (upstream: within 3 minutes). */
   healthy(): boolean { return this.o.clock.now() - this.lastRelistMs < 3 * 60_000; }

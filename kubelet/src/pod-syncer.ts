@@ -126,12 +126,16 @@ export class PodSyncer {
     };
   }
 
-  /** Syncs a live (not terminating) pod. Rejecting retries with the worker's backoff. */
-  async syncPod(pod: Pod, signal: AbortSignal): Promise<{ result: SyncResult; rt: PodRuntimeState }> {
+  /**
+   * Syncs a live (not terminating) pod. Rejecting retries with the worker's backoff. `current` is
+   * the pod's runtime state if the caller just read it. The returned state is the runtime's after
+   * the sync (re-read only when the sync changed something).
+   */
+  async syncPod(pod: Pod, signal: AbortSignal, current?: PodRuntimeState): Promise<{ result: SyncResult; rt: PodRuntimeState }> {
     const uid = pod.metadata?.uid ?? '';
     const log = this.o.logger.child({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, podUid: uid });
     const waiting = this.waitingOf(uid);
-    let rt = await this.podRuntime(uid);
+    let rt = current ?? await this.podRuntime(uid);
     const policy = pod.spec?.restartPolicy ?? 'Always';
     const requeue: number[] = [];
 
@@ -155,15 +159,22 @@ export class PodSyncer {
         this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
         return { result: { requeueAfterMs: 5_000 }, rt };
       }
+      let id: string;
       try {
-        const id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+        id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
         log.info({ sandboxId: id, attempt }, 'Created pod sandbox');
       } catch (err) {
         this.o.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', 'Failed to create pod sandbox: %s', err instanceof Error ? err.message : String(err));
         throw err;
       }
-      // Containers of the old sandbox are history: new ones start at the next restart count.
-      rt = await this.podRuntime(uid);
+      if (rt.sandboxes.length === 0 && rt.containers.length === 0) {
+        // A new pod: its state is this one sandbox, and one status call says all about it.
+        const st = await this.o.runtime.podSandboxStatus(id);
+        rt = { sandboxes: [{ id: st.id, metadata: st.metadata, state: st.state, createdAt: st.createdAt, labels: st.labels, annotations: st.annotations }], containers: [], sandboxStatus: st };
+      } else {
+        // Containers of the old sandbox are history: new ones start at the next restart count.
+        rt = await this.podRuntime(uid);
+      }
       sandbox = rt.sandboxes[0];
     }
     if (!sandbox || signal.aborted) return { result: {}, rt };
@@ -175,7 +186,7 @@ export class PodSyncer {
       return { result: { requeueAfterMs: 5_000 }, rt };
     }
     const sbConfig = this.sandboxConfig(pod, sandbox.metadata.attempt);
-    const ctx = { pod, podIP, sandboxId: sandbox.id, sbConfig, volumes, waiting, log, requeue };
+    const ctx: StartCtx = { pod, podIP, sandboxId: sandbox.id, sbConfig, volumes, waiting, log, requeue, acted: false, started: [] };
 
     // Init containers, in order: the next one starts only after the previous one succeeded.
     let initDone = true;
@@ -203,7 +214,7 @@ export class PodSyncer {
           if (cur) await this.restartWithBackoff(c, cur, ctx); else await this.startContainer(c, undefined, ctx, false);
           continue;
         }
-        if (cur.state === 'CONTAINER_CREATED') { await this.o.runtime.removeContainer(cur.id); await this.startContainer(c, cur, ctx, false); continue; }
+        if (cur.state === 'CONTAINER_CREATED') { ctx.acted = true; await this.o.runtime.removeContainer(cur.id); await this.startContainer(c, cur, ctx, false); continue; }
         if (cur.state === 'CONTAINER_RUNNING') {
           waiting.delete(c.name);
           const startedMs = nsToMs(cur.startedAt || cur.createdAt);
@@ -213,6 +224,7 @@ export class PodSyncer {
           const liveFailed = this.o.probes.result(uid, c.name, cur.id, 'liveness') === false;
           const changed = specHashOf(cur) !== undefined && specHashOf(cur) !== specHash(c);
           if (startupFailed || liveFailed || changed) {
+            ctx.acted = true;
             const why = changed ? `Container ${c.name} definition changed, will be restarted` : `Container ${c.name} failed ${startupFailed ? 'startup' : 'liveness'} probe, will be restarted`;
             await this.killContainer(pod, c, cur, this.graceSeconds(pod), why);
             this.o.probes.remove(uid, c.name);
@@ -227,8 +239,14 @@ export class PodSyncer {
         await this.restartWithBackoff(c, cur, ctx);
       }
     }
-    await this.gcContainers(rt);
-    rt = await this.podRuntime(uid);
+    if (await this.gcContainers(rt)) ctx.acted = true;
+    if (ctx.acted) {
+      rt = await this.podRuntime(uid);
+    } else if (ctx.started.length) {
+      // Only new containers: their status is all that changed.
+      const fresh = await Promise.all(ctx.started.map((id) => this.o.runtime.containerStatus(id)));
+      rt = { ...rt, containers: [...fresh, ...rt.containers].sort((a, b) => b.createdAt - a.createdAt || b.metadata.attempt - a.metadata.attempt) };
+    }
     // Probe workers exist from the moment a container runs, so Ready waits for the first success.
     for (const c of [...(pod.spec?.containers ?? [])]) {
       const cur = containersNamed(rt, c.name)[0];
@@ -327,12 +345,14 @@ export class PodSyncer {
     try {
       id = await this.o.runtime.createContainer(ctx.sandboxId, config, ctx.sbConfig);
     } catch (err) {
+      ctx.acted = true;
       const msg = err instanceof Error ? err.message : String(err);
       ctx.waiting.set(c.name, { reason: 'CreateContainerError', message: msg });
       this.o.recorder.event(pod, 'Warning', 'Failed', 'Error: %s', msg);
       throw err;
     }
     this.o.recorder.event(pod, 'Normal', 'Created', 'Created container %s', c.name);
+    ctx.started.push(id);
     try {
       await this.o.runtime.startContainer(id);
     } catch (err) {
@@ -348,6 +368,7 @@ export class PodSyncer {
       const out = await this.runHook(c.lifecycle.postStart, id, ctx.podIP, c, 30_000);
       if (!out.ok) {
         this.o.recorder.event(pod, 'Warning', 'FailedPostStartHook', 'PostStartHook failed: %s', out.output);
+        ctx.acted = true;
         await this.o.runtime.stopContainer(id, 2).catch(() => undefined);
       }
     }
@@ -453,7 +474,7 @@ export class PodSyncer {
   }
 
   /** Keeps the newest two containers per name (current and previous, for `logs --previous`). */
-  private async gcContainers(rt: PodRuntimeState): Promise<void> {
+  private async gcContainers(rt: PodRuntimeState): Promise<boolean> {
     const seen = new Map<string, number>();
     const removed = new Set<string>();
     for (const c of rt.containers) {
@@ -466,7 +487,9 @@ export class PodSyncer {
       if (s.state === 'SANDBOX_READY') continue;
       if (rt.containers.some((c) => c.podSandboxId === s.id && !removed.has(c.id))) continue;
       await this.o.runtime.removePodSandbox(s.id).catch(() => undefined);
+      removed.add(s.id);
     }
+    return removed.size > 0;
   }
 }
 
@@ -479,4 +502,8 @@ interface StartCtx {
   waiting: Map<string, Waiting>;
   log: Logger;
   requeue: number[];
+  /** Set when the sync stopped or removed something, or may have left a container half-made. */
+  acted: boolean;
+  /** Containers this sync created (and started, unless that failed). */
+  started: string[];
 }

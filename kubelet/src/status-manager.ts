@@ -1,42 +1,113 @@
 /**
- * StatusManager (upstream kubelet `status/status_manager.go`): writes pods/status only when the
- * computed status differs from what it last wrote, as a merge patch carrying the pod's uid so a
- * recreated pod of the same name is never written with an old pod's status.
+ * StatusManager (upstream kubelet `status/status_manager.go`): keeps the newest status computed
+ * for each pod and writes pods/status in the background, off the pod worker's path, as one merge
+ * patch per pod carrying the pod's uid (a recreated pod of the same name is never written with an
+ * old pod's status). Writes only what differs from what was last written; statuses set while a
+ * write is in flight collapse into one more write of the newest. A failed write is retried.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Logger } from '@mk8s/component-base';
+import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import type { Clientset } from '@mk8s/client';
 import { Pods, isNotFound, type Pod, type PodStatus } from '@mk8s/api';
 import type { PodObj } from './objects.js';
 
+interface Waiter { resolve: (exists: boolean) => void; reject: (err: unknown) => void }
+interface Entry {
+  pod: Pod;
+  /** The newest status set. */
+  status: PodStatus;
+  /** What the API holds as far as we know (our last write, or the pod's status when first seen). */
+  written: PodStatus | undefined;
+  writing: boolean;
+  failures: number;
+  retry?: () => void;
+  waiters: Waiter[];
+}
+
+/** JSON equality: undefined fields and absent ones are the same on the wire. */
+const sameOnWire = (a: PodStatus, b: PodStatus) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+
 export class StatusManager {
-  private readonly last = new Map<string, PodStatus>();
-  constructor(private readonly o: { client: Clientset; logger: Logger }) {}
-
-  /** The status last written for uid (to compute transitions from). */
-  lastWritten(uid: string): PodStatus | undefined { return this.last.get(uid); }
-
-  /**
-   * Writes status when it changed. Resolves false when the pod is gone. Rejects on other errors
-   * (the pod's worker retries).
-   */
-  async setStatus(pod: Pod, status: PodStatus): Promise<boolean> {
-    const uid = pod.metadata?.uid ?? '';
-    const prev = this.last.get(uid) ?? pod.status;
-    if (prev && isDeepStrictEqual(JSON.parse(JSON.stringify(prev)), JSON.parse(JSON.stringify(status)))) { this.last.set(uid, status); return true; }
-    // Fields a merge patch would otherwise keep from an older status.
-    const cleared = { podIP: null, podIPs: null, initContainerStatuses: null, reason: null, message: null };
-    try {
-      await this.o.client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').patch(pod.metadata?.name ?? '', 'merge',
-        { metadata: { uid }, status: { ...cleared, ...status } }, { subresource: 'status' });
-      this.last.set(uid, status);
-      this.o.logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, phase: status.phase }, 'Updated pod status');
-      return true;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
+  private readonly entries = new Map<string, Entry>();
+  private readonly clock: Clock;
+  constructor(private readonly o: { client: Clientset; logger: Logger; clock?: Clock; retryMs?: number; maxRetryMs?: number }) {
+    this.clock = o.clock ?? realClock;
   }
 
-  forget(uid: string): void { this.last.delete(uid); }
+  /** The newest status set for uid (to compute transitions from), written or not yet. */
+  lastWritten(uid: string): PodStatus | undefined { return this.entries.get(uid)?.status; }
+
+  /** Records status as the pod's newest and has it written soon. Never blocks, never throws. */
+  queueStatus(pod: Pod, status: PodStatus): void {
+    const uid = pod.metadata?.uid ?? '';
+    let e = this.entries.get(uid);
+    if (!e) { e = { pod, status, written: pod.status, writing: false, failures: 0, waiters: [] }; this.entries.set(uid, e); }
+    e.pod = pod;
+    e.status = status;
+    this.kick(uid, e);
+  }
+
+  /**
+   * Records status and waits until it (or a newer one) is written. Resolves false when the pod is
+   * gone. Rejects when the write fails (the background retry goes on).
+   */
+  setStatus(pod: Pod, status: PodStatus): Promise<boolean> {
+    const uid = pod.metadata?.uid ?? '';
+    const pending = this.entries.get(uid);
+    // Waiting for a retry: write now instead.
+    if (pending?.retry) { pending.retry(); delete pending.retry; }
+    return new Promise<boolean>((resolve, reject) => {
+      this.queueStatus(pod, status);
+      const e = this.entries.get(uid)!;
+      if (!e.writing) { resolve(true); return; }
+      e.waiters.push({ resolve, reject });
+    });
+  }
+
+  forget(uid: string): void {
+    const e = this.entries.get(uid);
+    e?.retry?.();
+    this.entries.delete(uid);
+    for (const w of e?.waiters.splice(0) ?? []) w.resolve(false);
+  }
+
+  private kick(uid: string, e: Entry): void {
+    if (e.writing || e.retry) return;
+    if (e.written && sameOnWire(e.written, e.status)) { for (const w of e.waiters.splice(0)) w.resolve(true); return; }
+    e.writing = true;
+    void this.drain(uid, e);
+  }
+
+  private async drain(uid: string, e: Entry): Promise<void> {
+    try {
+      while (this.entries.get(uid) === e && !(e.written && sameOnWire(e.written, e.status))) {
+        const { pod, status } = e;
+        // Fields a merge patch would otherwise keep from an older status.
+        const cleared = { podIP: null, podIPs: null, initContainerStatuses: null, reason: null, message: null };
+        try {
+          await this.o.client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').patch(pod.metadata?.name ?? '', 'merge',
+            { metadata: { uid }, status: { ...cleared, ...status } }, { subresource: 'status' });
+          e.written = status;
+          e.failures = 0;
+          this.o.logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, phase: status.phase }, 'Updated pod status');
+        } catch (err) {
+          if (isNotFound(err)) {
+            // Gone (or recreated under a new uid): nothing to write until the pod's worker says otherwise.
+            e.written = status;
+            for (const w of e.waiters.splice(0)) w.resolve(false);
+            return;
+          }
+          e.failures++;
+          const delay = Math.min((this.o.retryMs ?? 500) * 2 ** (e.failures - 1), this.o.maxRetryMs ?? 10_000);
+          this.o.logger.warn({ err, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, retryMs: delay }, 'Could not update pod status, retrying');
+          for (const w of e.waiters.splice(0)) w.reject(err);
+          e.retry = this.clock.setTimeout(() => { delete e.retry; if (this.entries.get(uid) === e) this.kick(uid, e); }, delay);
+          return;
+        }
+      }
+      for (const w of e.waiters.splice(0)) w.resolve(this.entries.get(uid) === e);
+    } finally {
+      e.writing = false;
+    }
+  }
 }

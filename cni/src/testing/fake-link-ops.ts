@@ -23,14 +23,15 @@ export class FakeLinkOps implements LinkOps {
     if (!this.links.has(name)) this.links.set(name, {});
     return '02:00:00:00:00:01';
   }
-  async addPodInterface(s: PodInterfaceSpec): Promise<{ hostMac: string; podMac: string }> {
+  async addPodInterface(s: PodInterfaceSpec): Promise<{ bridgeMac: string; hostMac: string; podMac: string }> {
+    const bridgeMac = await this.ensureBridge(s.bridge, s.gatewayCidr);
     this.take('addPodInterface', `${s.hostVeth} ${s.netns} ${s.address}`);
     if (this.existingNetns && !this.existingNetns.has(s.netns)) throw new Error(`Cannot open network namespace "${s.netns}": No such file or directory`);
     this.links.set(s.hostVeth, { master: s.bridge });
     const m = this.pods.get(s.netns) ?? new Map<string, string[]>();
     m.set(s.ifname, [s.address]);
     this.pods.set(s.netns, m);
-    return { hostMac: '02:00:00:00:00:02', podMac: '02:00:00:00:00:03' };
+    return { bridgeMac, hostMac: '02:00:00:00:00:02', podMac: '02:00:00:00:00:03' };
   }
   async deleteLink(name: string): Promise<void> {
     this.take('deleteLink', name);

@@ -32,6 +32,12 @@ export const execPlugin: CniExec = (pluginPath, env, stdin) => new Promise((reso
   p.stdin.end(stdin);
 });
 
+/**
+ * A plugin the runtime runs in its own process instead of exec'ing the binary: same env, stdin and
+ * stdout contract as the executable (which stays the spec-true entry point for any other runtime).
+ */
+export type InProcessPlugin = (env: Record<string, string>, stdin: string) => Promise<{ code: number; stdout: string }>;
+
 export interface CniOptions {
   confDir: string;
   /** Directories searched for plugin binaries (CNI_PATH). */
@@ -39,6 +45,11 @@ export interface CniOptions {
   /** host-local's dataDir in the config the shim writes (per node, since nodes share a host). */
   ipamDataDir: string;
   exec?: CniExec;
+  /**
+   * Plugins by type that run in-process when their binary is found in binDirs (the shim runs
+   * mk8s-bridge so: a node process start per ADD/DEL costs more than the ADD itself).
+   */
+  inProcess?: Record<string, InProcessPlugin>;
 }
 
 /** The pod a CNI call is for (passed as CNI_ARGS, as the kubelet/cri-dockerd do). */
@@ -107,7 +118,9 @@ export class CniNetwork {
       CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${pod.namespace};K8S_POD_NAME=${pod.name};K8S_POD_INFRA_CONTAINER_ID=${containerId};K8S_POD_UID=${pod.uid}`,
       PATH: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
     };
-    const r = await this.exec(this.findPlugin(plugin.type), env, JSON.stringify(stdin));
+    const path = this.findPlugin(plugin.type);
+    const local = this.o.inProcess?.[plugin.type];
+    const r = local ? { stderr: '', ...(await local(env, JSON.stringify(stdin))) } : await this.exec(path, env, JSON.stringify(stdin));
     if (r.code !== 0) {
       let msg = r.stderr.trim() || r.stdout.trim();
       try { const e = JSON.parse(r.stdout) as { msg?: string; details?: string; code?: number }; msg = [e.msg, e.details].filter(Boolean).join(': '); } catch { /* not JSON */ }

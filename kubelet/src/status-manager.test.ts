@@ -1,0 +1,60 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { silentLogger } from '@mk8s/component-base';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { FakeClientset } from '@mk8s/client/testing';
+import { Pods, type Pod, type PodStatus } from '@mk8s/api';
+import { StatusManager } from './status-manager.js';
+import type { PodObj } from './objects.js';
+
+const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+const st = (phase: string, extra: Partial<PodStatus> = {}): PodStatus => ({ phase, ...extra }) as PodStatus;
+const settle = () => new Promise((r) => setImmediate(r));
+
+function setup() {
+  const client = new FakeClientset({ objects: [structuredClone(pod) as PodObj] });
+  const clock = new FakeClock();
+  const sm = new StatusManager({ client, logger: silentLogger(), clock, retryMs: 100 });
+  const patches = () => client.actions().filter((a) => a.verb === 'patch' && a.subresource === 'status');
+  return { client, clock, sm, patches };
+}
+
+describe('StatusManager', () => {
+  test('queueStatus writes in the background; statuses queued during a write collapse into one more write of the newest', async () => {
+    const { sm, patches } = setup();
+    sm.queueStatus(pod, st('Pending'));
+    sm.queueStatus(pod, st('Pending', { hostIP: '10.0.0.1' }));
+    sm.queueStatus(pod, st('Running', { hostIP: '10.0.0.1' }));
+    assert.equal(sm.lastWritten('u1')?.phase, 'Running');
+    await sm.setStatus(pod, st('Running', { hostIP: '10.0.0.1' }));
+    const bodies = patches().map((a) => (a.object as { status: PodStatus }).status.phase);
+    assert.deepEqual(bodies, ['Pending', 'Running']);
+    assert.deepEqual((patches()[0]!.object as { metadata: { uid: string } }).metadata, { uid: 'u1' });
+  });
+
+  test('an unchanged status is not written again', async () => {
+    const { sm, patches } = setup();
+    assert.equal(await sm.setStatus(pod, st('Running')), true);
+    assert.equal(await sm.setStatus(pod, st('Running')), true);
+    sm.queueStatus(pod, st('Running'));
+    await settle();
+    assert.equal(patches().length, 1);
+  });
+
+  test('a failed write is retried with the newest status; a gone pod resolves false', async () => {
+    const { client, clock, sm, patches } = setup();
+    let fail = 1;
+    client.prependReactor('patch', 'pods', () => (fail-- > 0 ? { handled: true, error: new Error('boom') } : undefined));
+    await assert.rejects(sm.setStatus(pod, st('Pending')), /boom/);
+    sm.queueStatus(pod, st('Running'));
+    await settle();
+    assert.equal(patches().length, 1);
+    clock.step(100);
+    await settle(); await settle();
+    assert.equal(patches().length, 2);
+    assert.equal((patches()[1]!.object as { status: PodStatus }).status.phase, 'Running');
+
+    await client.resource<PodObj>(Pods, 'default').delete('p');
+    assert.equal(await sm.setStatus(pod, st('Succeeded')), false);
+  });
+});
