@@ -22,6 +22,7 @@ import { removeContainer } from './container-remove.js';
 import { listContainers } from './container-list.js';
 import { containerStatus } from './container-status.js';
 import { exec, execSync } from './exec.js';
+import { attach } from './container-attach.js';
 import { containerLogs, reopenContainerLog } from './container-logs.js';
 import { containerStats, listContainerStats } from './container-stats.js';
 import { status, updateRuntimeConfig } from './runtime-status.js';
@@ -48,7 +49,7 @@ export class DockerRuntimeService implements RuntimeService {
   listContainers(filter?: ContainerFilter): Promise<Container[]> { return listContainers(this.ctx, filter); }
   containerStatus(id: string): Promise<ContainerStatus> { return containerStatus(this.ctx, id); }
   execSync(id: string, cmd: string[], timeoutSeconds?: number): Promise<ExecSyncResult> { return execSync(this.ctx, id, cmd, timeoutSeconds); }
-  exec(req: ExecRequest, io: ExecIO): Promise<{ exitCode: number }> { return exec(this.ctx, req, io); }
+  exec(req: ExecRequest, io: ExecIO): Promise<{ exitCode: number }> { return req.cmd.length ? exec(this.ctx, req, io) : attach(this.ctx, req, io); }
   containerLogs(id: string, opts?: ContainerLogsOptions, signal?: AbortSignal): AsyncIterable<LogChunk> { return containerLogs(this.ctx, id, opts, signal); }
   reopenContainerLog(id: string): Promise<void> { return reopenContainerLog(this.ctx, id); }
   containerStats(id: string): Promise<ContainerStats> { return containerStats(this.ctx, id); }

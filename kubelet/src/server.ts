@@ -192,7 +192,7 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
       if (kind === 'exec' && cmd.length === 0) throw new HttpError(400, 'BadRequest', 'you must specify at least 1 command');
       wss.handleUpgrade(req, socket, head, (ws) => runExec(ws, {
         containerId: c.id,
-        // attach has no CRI call here: it runs a shell-less `cat` on nothing; report clearly instead.
+        // attach: an empty cmd makes the runtime attach to the main process (RuntimeService.exec).
         cmd: kind === 'exec' ? cmd : [],
         tty: q.get('tty') === 'true' || q.get('tty') === '1',
         stdin: q.get('stdin') === 'true' || q.get('stdin') === '1',
@@ -217,11 +217,6 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
       } else if (ch === 255 && v5 && b[1] === 0) { input.push({ closeStdin: true }); input.end(); }
     });
     ws.on('close', () => { input.end(); ac.abort(); });
-    if (r.cmd.length === 0) {
-      send(3, Buffer.from(JSON.stringify({ metadata: {}, status: 'Failure', reason: 'BadRequest', message: 'attach is not supported by this kubelet' })));
-      ws.close(1000);
-      return;
-    }
     o.runtime.exec({ containerId: r.containerId, cmd: r.cmd, tty: r.tty, stdin: r.stdin, stdout: r.stdout, stderr: r.stderr && !r.tty }, {
       ...(r.stdin ? { input } : {}),
       onStdout: (d) => send(1, d),

@@ -64,7 +64,10 @@ export interface RuntimeService {
   execSync(containerId: string, cmd: string[], timeoutSeconds?: number): Promise<ExecSyncResult>;
   /**
    * Runs a command with streams (kubectl exec [-it]); resolves with its exit code once the
-   * process has exited and all output was delivered. Errors as for execSync.
+   * process has exited and all output was delivered. Errors as for execSync. An empty `cmd`
+   * attaches to the container's main process instead (CRI Attach, kubectl attach): output from
+   * now on until that process exits, stdin only if the container was created with stdin; it
+   * resolves with exit code 0 (upstream's attach reports success, not the process's code).
    */
   exec(req: ExecRequest, io: ExecIO): Promise<{ exitCode: number }>;
   /**
