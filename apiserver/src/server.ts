@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, Namespaces, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
@@ -287,6 +287,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     getServiceAccount: (ns, name) => registry.get(ServiceAccounts)!.get(ns, name),
     getPod: (ns, name) => registry.get(Pods)!.get(ns, name),
     getSecret: (ns, name) => registry.get(Secrets)!.get(ns, name),
+    getNode: async (name) => { try { return await registry.get(Nodes)!.get('', name); } catch { return undefined; } },
   } : undefined;
   const deps = {
     registry, clock, metrics, table, unknownFields, tokenRequest,

@@ -75,10 +75,11 @@ test('a pod reads its bound token, ca.crt and namespace from the kube-api-access
   const [h, b, s] = token.split('.');
   assert.ok(h && b && s, `a JWT, got ${JSON.stringify(token)}`);
   assert.ok(createVerify('RSA-SHA256').update(`${h}.${b}`).verify(publicKey, Buffer.from(s, 'base64url')), 'signed with the signing key');
-  const claims = JSON.parse(Buffer.from(b, 'base64url').toString()) as { sub: string; exp: number; iat: number; 'kubernetes.io': { pod: { name: string; uid: string } } };
+  const claims = JSON.parse(Buffer.from(b, 'base64url').toString()) as { sub: string; iat: number; 'kubernetes.io': { pod: { name: string; uid: string }; node: { name: string }; warnafter: number } };
   assert.equal(claims.sub, 'system:serviceaccount:default:default');
-  assert.equal(claims.exp - claims.iat, 3607);
+  assert.equal(claims['kubernetes.io'].warnafter - claims.iat, 3607, 'the kubelet asks for 3607 s (extended, with warnafter)');
   assert.deepEqual(claims['kubernetes.io'].pod, { name: 'sa-reader', uid: created.metadata.uid });
+  assert.equal(claims['kubernetes.io'].node.name, shim.nodeName);
   assert.equal(await execCat('sa-reader', `${dir}/ca.crt`), 'CA-PEM');
   assert.equal(await execCat('sa-reader', `${dir}/namespace`), 'default');
   await client.resource<PodObj>(Pods, 'default').delete('sa-reader', { gracePeriodSeconds: 0 });

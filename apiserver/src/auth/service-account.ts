@@ -5,7 +5,7 @@
  * replaced by a same-named object with another uid).
  */
 import type { IncomingMessage } from 'node:http';
-import { createPrivateKey, createPublicKey, createSign, createVerify, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, createSign, createVerify, randomUUID, type KeyObject } from 'node:crypto';
 import { ApiError, type KubeObject } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { Authenticator, UserInfo } from './authentication.js';
@@ -19,6 +19,8 @@ export const SA_GROUP = 'system:serviceaccounts';
 
 export interface ServiceAccountClaims {
   iss: string;
+  /** Token id (upstream ServiceAccountTokenJTI), surfaced as the credential-id user extra. */
+  jti?: string;
   sub: string;
   aud: string[];
   exp: number;
@@ -29,6 +31,10 @@ export interface ServiceAccountClaims {
     serviceaccount: { name: string; uid: string };
     pod?: { name: string; uid: string };
     secret?: { name: string; uid: string };
+    /** The node of the bound pod (ServiceAccountTokenPodNodeInfo). */
+    node?: { name: string; uid?: string };
+    /** Extended tokens (exp pushed to a year for old clients): when the token would have expired. */
+    warnafter?: number;
   };
 }
 
@@ -37,30 +43,39 @@ const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 /** Signs bound ServiceAccount tokens (the TokenRequest API and the kubelet's projected volume use this). */
 export class ServiceAccountTokenIssuer {
   private readonly key: KeyObject;
+  private readonly kid: string;
   constructor(private readonly o: { privateKeyPem: string; clock: Clock; issuer?: string }) {
     this.key = createPrivateKey(o.privateKeyPem);
+    // Upstream's key id: the SHA-256 of the public key's DER, base64url.
+    this.kid = b64url(createHash('sha256').update(createPublicKey(this.key).export({ type: 'spki', format: 'der' })).digest());
   }
 
   /** The iss claim of the tokens issued. */
   get issuer(): string { return this.o.issuer ?? DEFAULT_SA_ISSUER; }
 
   /** A token for sa (and pod, when bound), valid for expirationSeconds (@default 3600). */
-  issue(sa: KubeObject, o: { pod?: KubeObject; secret?: KubeObject; audiences?: string[]; expirationSeconds?: number } = {}): string {
+  issue(sa: KubeObject, o: {
+    pod?: KubeObject; secret?: KubeObject; node?: { name: string; uid?: string }; audiences?: string[]; expirationSeconds?: number;
+    /** Seconds after which a (lifetime-extended) token counts as stale (the warnafter claim). */
+    warnAfterSeconds?: number;
+  } = {}): string {
     const now = Math.floor(this.o.clock.now() / 1000);
     const ns = sa.metadata.namespace ?? '';
     const claims: ServiceAccountClaims = {
       iss: this.o.issuer ?? DEFAULT_SA_ISSUER,
       sub: `${SA_USER_PREFIX}${ns}:${sa.metadata.name}`,
       aud: o.audiences ?? [this.o.issuer ?? DEFAULT_SA_ISSUER],
-      exp: now + (o.expirationSeconds ?? 3600), iat: now, nbf: now,
+      exp: now + (o.expirationSeconds ?? 3600), iat: now, nbf: now, jti: randomUUID(),
       'kubernetes.io': {
         namespace: ns,
         serviceaccount: { name: sa.metadata.name, uid: sa.metadata.uid ?? '' },
         ...(o.pod ? { pod: { name: o.pod.metadata.name, uid: o.pod.metadata.uid ?? '' } } : {}),
         ...(o.secret ? { secret: { name: o.secret.metadata.name, uid: o.secret.metadata.uid ?? '' } } : {}),
+        ...(o.node ? { node: o.node } : {}),
+        ...(o.warnAfterSeconds !== undefined ? { warnafter: now + o.warnAfterSeconds } : {}),
       },
     };
-    const head = b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
+    const head = b64url(JSON.stringify({ alg: 'RS256', kid: this.kid, typ: 'JWT' }));
     const body = b64url(JSON.stringify(claims));
     const sig = createSign('RSA-SHA256').update(`${head}.${body}`).sign(this.key);
     return `${head}.${body}.${b64url(sig)}`;
@@ -127,7 +142,9 @@ export class ServiceAccountAuthenticator implements Authenticator {
       extra['authentication.kubernetes.io/pod-uid'] = [k.pod.uid];
       const nodeName = (pod['spec'] as { nodeName?: string } | undefined)?.nodeName;
       if (nodeName) extra['authentication.kubernetes.io/node-name'] = [nodeName];
+      if (k.node?.uid) extra['authentication.kubernetes.io/node-uid'] = [k.node.uid];
     }
+    if (typeof claims.jti === 'string' && claims.jti) extra['authentication.kubernetes.io/credential-id'] = [`JTI=${claims.jti}`];
     if (k.secret) {
       const secret = await this.o.getSecret?.(k.namespace, k.secret.name);
       if (!secret || secret.metadata.uid !== k.secret.uid || secret.metadata.deletionTimestamp) throw unauthorized();

@@ -187,7 +187,8 @@ describe('TokenRequest (serviceaccounts/token)', () => {
     assert.equal(body.kind, 'TokenRequest');
     assert.equal(body.status.expirationTimestamp, '2026-01-01T00:10:00Z');
     assert.deepEqual(body.spec.boundObjectRef, { kind: 'Pod', apiVersion: 'v1', name: 'web', uid: p.metadata.uid });
-    const claims = JSON.parse(Buffer.from(body.status.token.split('.')[1], 'base64url').toString());
+    const { jti, ...claims } = JSON.parse(Buffer.from(body.status.token.split('.')[1], 'base64url').toString());
+    assert.match(jti, /^[0-9a-f-]{36}$/);
     const now = Date.parse('2026-01-01T00:00:00Z') / 1000;
     assert.deepEqual(claims, {
       iss: 'https://kubernetes.default.svc.cluster.local', sub: 'system:serviceaccount:default:robot', aud: ['api'],
@@ -195,6 +196,17 @@ describe('TokenRequest (serviceaccounts/token)', () => {
       'kubernetes.io': { namespace: 'default', serviceaccount: { name: 'robot', uid: saObj.metadata.uid }, pod: { name: 'web', uid: p.metadata.uid } },
     });
 
+    // The kubelet's 3607 s pod-bound token is extended to a year, with warnafter at 3607 s; the answer still says 3607 s.
+    const kubeletTok = (await post('/api/v1/namespaces/default/serviceaccounts/robot/token', {
+      spec: { expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'web', uid: p.metadata.uid } },
+    })).json();
+    assert.equal(kubeletTok.status.expirationTimestamp, '2026-01-01T01:00:07Z');
+    const ext = JSON.parse(Buffer.from(kubeletTok.status.token.split('.')[1], 'base64url').toString());
+    assert.equal(ext.exp - ext.iat, 365 * 24 * 3600);
+    assert.equal(ext['kubernetes.io'].warnafter, ext.iat + 3607);
+    const header = JSON.parse(Buffer.from(kubeletTok.status.token.split('.')[0], 'base64url').toString());
+    assert.equal(header.alg, 'RS256');
+    assert.match(header.kid, /^[\w-]{43}$/);
     const dflt = (await post('/api/v1/namespaces/default/serviceaccounts/robot/token', { spec: {} })).json();
     assert.equal(dflt.spec.expirationSeconds, 3600);
     assert.deepEqual(dflt.spec.audiences, ['https://kubernetes.default.svc.cluster.local']);

@@ -15,6 +15,10 @@ type Obj = Record<string, unknown>;
 export const MIN_TOKEN_EXPIRATION_SECONDS = 600;
 export const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+/** What the kubelet asks for in the projected volume; such pod-bound tokens are extended (upstream WarnOnlyBoundTokenExpirationSeconds). */
+export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
+/** The lifetime an extended token really gets: a year (upstream ExpirationExtensionSeconds). */
+export const EXPIRATION_EXTENSION_SECONDS = 365 * 24 * 3600;
 
 export interface TokenRequestDeps {
   issuer: ServiceAccountTokenIssuer;
@@ -24,6 +28,13 @@ export interface TokenRequestDeps {
   getServiceAccount(namespace: string, name: string): Promise<KubeObject>;
   getPod(namespace: string, name: string): Promise<KubeObject>;
   getSecret(namespace: string, name: string): Promise<KubeObject>;
+  /** The bound pod's node, for the node claim; undefined when it cannot be read. @default none: name only */
+  getNode?(name: string): Promise<KubeObject | undefined>;
+  /**
+   * Pod-bound tokens asking for 3607 s get a year, with a warnafter claim at 3607 s, so clients that
+   * never reread the file keep working (upstream --service-account-extend-token-expiration). @default true
+   */
+  extendExpiration?: boolean;
   now(): number;
 }
 
@@ -47,8 +58,8 @@ export async function createToken(deps: TokenRequestDeps, namespace: string, nam
   if (exp > MAX_TOKEN_EXPIRATION_SECONDS) throw invalid(name, 'spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds');
   const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? (spec['audiences'] as unknown[]).map(String) : deps.defaultAudiences;
 
-  const node = user ? nodeNameOf(user) : undefined;
-  if (node !== undefined) await restrictToNode(deps, node, namespace, name, spec['boundObjectRef'] as Obj | undefined | null);
+  const requestingNode = user ? nodeNameOf(user) : undefined;
+  if (requestingNode !== undefined) await restrictToNode(deps, requestingNode, namespace, name, spec['boundObjectRef'] as Obj | undefined | null);
   const sa = await deps.getServiceAccount(namespace, name);
   let pod: KubeObject | undefined; let secret: KubeObject | undefined;
   const ref = spec['boundObjectRef'] as Obj | undefined | null;
@@ -76,7 +87,19 @@ export async function createToken(deps: TokenRequestDeps, namespace: string, nam
   }
   spec['audiences'] = audiences;
   spec['expirationSeconds'] = exp;
-  const token = deps.issuer.issue(sa, { audiences, expirationSeconds: exp, ...(pod ? { pod } : {}), ...(secret ? { secret } : {}) });
+  let node: { name: string; uid?: string } | undefined;
+  const nodeName = pod ? ((pod['spec'] ?? {}) as Obj)['nodeName'] : undefined;
+  if (typeof nodeName === 'string' && nodeName) {
+    const n = await deps.getNode?.(nodeName);
+    node = { name: nodeName, ...(n?.metadata.uid ? { uid: n.metadata.uid } : {}) };
+  }
+  const extend = (deps.extendExpiration ?? true) && pod !== undefined && exp === WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS
+    && audiences.every((a) => deps.defaultAudiences.includes(a));
+  // The answer still says 3607 s: the kubelet refreshes on that schedule; only the JWT lives longer.
+  const token = deps.issuer.issue(sa, {
+    audiences, expirationSeconds: extend ? EXPIRATION_EXTENSION_SECONDS : exp,
+    ...(extend ? { warnAfterSeconds: exp } : {}), ...(pod ? { pod } : {}), ...(secret ? { secret } : {}), ...(node ? { node } : {}),
+  });
   const expiry = Math.floor(deps.now() / 1000) + exp;
   return {
     kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
