@@ -38,6 +38,7 @@ describe('kubectl port-forward through the apiserver to the kubelet handler', ()
     app = createServer((req, res) => {
       if (req.url === '/hostname') setTimeout(() => res.end('web'), 200);
       else if (req.url === '/big') res.end(Buffer.alloc(3 << 20, 'x'));
+      else if (req.url === '/upload') { let n = 0; req.on('data', (c: Buffer) => { n += c.length; }); req.on('end', () => res.end(String(n))); }
       else { res.writeHead(404); res.end(); }
     });
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', () => r()));
@@ -107,6 +108,8 @@ describe('kubectl port-forward through the apiserver to the kubelet handler', ()
       assert.deepEqual([a, b], [{ status: 200, body: 'web' }, { status: 200, body: 'web' }]);
       const big = await get('/big');
       assert.equal(big.body.length, 3 << 20);
+      const up = await fetch(`http://127.0.0.1:${pf.local}/upload`, { method: 'POST', body: Buffer.alloc(5 << 20, 'y'), headers: { connection: 'close' } });
+      assert.equal(await up.text(), String(5 << 20));
       assert.ok(upgrades.length > 0 && upgrades.every((u) => u === `${upgrade === 'websocket' ? 'GET' : 'POST'} /portForward/default/web ${upgrade}`), upgrades.join('\n'));
       const { code, signal } = await pf.stop();
       assert.ok(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}: ${pf.stderr()}`);

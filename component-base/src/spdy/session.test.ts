@@ -24,7 +24,8 @@ function flushThrough(z: Deflate | Inflate, block: Buffer): Promise<Buffer> {
 function harness(onStream: (s: SpdyStream) => void) {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
-  const session = new SpdySession({ transport: Duplex.from({ readable: toServer, writable: toClient }), onStream });
+  const transport = Duplex.from({ readable: toServer, writable: toClient });
+  const session = new SpdySession({ transport, onStream });
   const deflate = createDeflate({ dictionary: SPDY3_DICTIONARY });
   const inflate = createInflate({ dictionary: SPDY3_DICTIONARY });
   const parser = new FrameParser();
@@ -48,7 +49,7 @@ function harness(onStream: (s: SpdyStream) => void) {
     await decoding;
   };
   const done = () => { deflate.destroy(); inflate.destroy(); };
-  return { session, send, open, frames, waitFrames, toServer, toClient, done };
+  return { session, transport, send, open, frames, waitFrames, toServer, toClient, done };
 }
 
 describe('SpdySession', () => {
@@ -101,6 +102,23 @@ describe('SpdySession', () => {
     h.send({ type: 'rst_stream', streamId: 1, status: RST.CANCEL });
     if (!stream!.closed) await once(stream!, 'close');
     assert.equal(stream!.aborted, true);
+    h.done();
+  });
+
+  test('a stream nobody reads pauses the transport until it is read', async () => {
+    let stream: SpdyStream | undefined;
+    const h = harness((s) => { stream = s; });
+    await h.open(1, { streamtype: 'data' });
+    await h.waitFrames((fs) => fs.some((f) => f.type === 'syn_reply'));
+    const chunk = Buffer.alloc(32 * 1024, 7);
+    for (let i = 0; i < 8; i++) h.send({ type: 'data', streamId: 1, fin: i === 7, data: chunk });
+    for (let i = 0; i < 1000 && !h.transport.isPaused(); i++) await new Promise((r) => setImmediate(r));
+    assert.equal(h.transport.isPaused(), true);
+    let got = 0;
+    stream!.on('data', (b: Buffer) => { got += b.length; });
+    await once(stream!, 'end');
+    assert.equal(got, 8 * chunk.length);
+    assert.equal(h.transport.isPaused(), false);
     h.done();
   });
 

@@ -41,7 +41,7 @@ export class SpdyStream extends Duplex {
     super({ allowHalfOpen: true });
   }
 
-  override _read(): void { /* data is pushed as frames arrive */ }
+  override _read(): void { this.session.unblock(this); }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     this.session.sendData(this.id, chunk, false, cb);
@@ -52,6 +52,7 @@ export class SpdyStream extends Duplex {
   }
 
   override _destroy(_err: Error | null, cb: (err?: Error | null) => void): void {
+    this.session.unblock(this);
     // A stream torn down before both halves closed cleanly tells the peer to stop.
     if (!this.aborted && !(this.writableFinished && this.readableEnded)) this.session.sendReset(this.id, RST.CANCEL);
     this.session.forget(this.id);
@@ -69,7 +70,9 @@ export class SpdyStream extends Duplex {
   /** @internal frame delivery from the session */
   deliver(data: Buffer, fin: boolean): void {
     if (this.readableEnded || this.destroyed) return;
-    if (data.length) this.push(data);
+    // A full buffer pauses the whole transport until this stream is read again: SPDY's own
+    // flow control is not used (spdystream ignores it), so TCP's is the only brake there is.
+    if (data.length && !this.push(data)) this.session.block(this);
     if (fin) this.push(null);
   }
 
@@ -94,6 +97,8 @@ export class SpdySession extends EventEmitter {
   private decoding = false;
   private lastPeerStreamId = 0;
   private drainWaiters: (() => void)[] = [];
+  /** Streams whose readable buffer is full; the transport is paused while any exist. */
+  private readonly blocked = new Set<SpdyStream>();
   private closed = false;
   private readonly transport: Duplex;
   private readonly onStream: (s: SpdyStream) => void;
@@ -140,6 +145,17 @@ export class SpdySession extends EventEmitter {
   /** @internal */
   sendReset(streamId: number, status: number): void {
     this.writeFrame({ type: 'rst_stream', streamId, status });
+  }
+
+  /** @internal */
+  block(s: SpdyStream): void {
+    this.blocked.add(s);
+    if (this.blocked.size === 1) this.transport.pause();
+  }
+
+  /** @internal */
+  unblock(s: SpdyStream): void {
+    if (this.blocked.delete(s) && this.blocked.size === 0 && !this.closed) this.transport.resume();
   }
 
   /** @internal */
