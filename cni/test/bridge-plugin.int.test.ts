@@ -6,12 +6,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { hostVethName } from '../src/link-ops.js';
+import { GC_MIN_AGE_MS } from '../src/bridge-plugin.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PLUGIN = join(ROOT, 'cni/bin/mk8s-bridge');
@@ -106,6 +107,9 @@ describe('mk8s-bridge on real network namespaces', () => {
     sh('ip', ['netns', 'del', a.name]);          // the sandbox is gone and nobody ran DEL
     namespaces.splice(namespaces.indexOf(a.name), 1);
     assert.ok(allocated().includes(leaked));
+    // Only allocations older than GC_MIN_AGE_MS are collected (a concurrent ADD's is younger).
+    const old = new Date(Date.now() - GC_MIN_AGE_MS - 1000);
+    utimesSync(join(dataDir, 'int', leaked), old, old);
     const b = newPodNetns();
     assert.equal(cni('ADD', `next-${id}`, b.path).code, 0);
     assert.ok(!allocated().includes(leaked), `${leaked} was collected`);
@@ -116,7 +120,7 @@ describe('mk8s-bridge on real network namespaces', () => {
 
   test('ADD/DEL cycles through the real kernel leak no IP and no veth', { timeout: 1_800_000 }, async () => {
     // In-process (the binary's node start-up ×2 per cycle would dominate); same code, real `ip`,
-    // inside the node netns. 100 by default (each cycle is ~7 `ip` execs: minutes on a loaded
+    // inside the node netns. 100 by default (each cycle is 3 `ip` execs: minutes on a loaded
     // 2-core machine); MK8S_CNI_CYCLES=1000 for the full count. The unit test runs 1,000 on fakes.
     const cycles = Number(process.env['MK8S_CNI_CYCLES'] ?? 100);
     const pod = newPodNetns();

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { PodSandboxConfig } from '@mk8s/proto';
 import { ensureImages, startTestShim, waitFor, type TestShim } from '@mk8s/cri-docker/testing';
 import { writeConflist, NETWORK_NAME } from '../src/conflist.js';
+import { GC_MIN_AGE_MS } from '../src/bridge-plugin.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let n = 0;
@@ -65,6 +66,9 @@ describe('sandboxes through the cri-docker shim', { timeout: 300_000 }, () => {
       await shim.docker.getContainer(id).remove({ force: true });
       await shim.start();
       assert.ok(allocated().includes(ip));
+      // Only allocations older than GC_MIN_AGE_MS are collected (a concurrent ADD's is younger).
+      const old = new Date(Date.now() - GC_MIN_AGE_MS - 1000);
+      utimesSync(join(dataDir, NETWORK_NAME, ip), old, old);
       const next = await shim.runtime.runPodSandbox(config(shim));
       await waitFor(async () => !allocated().includes(ip), `${ip} to be collected`, 10_000);
       await shim.runtime.removePodSandbox(next);
