@@ -362,7 +362,8 @@ describe('resource CRUD', () => {
     assert.deepEqual(res.json().data, { x: '1', z: '3', w: '0' });
     assert.deepEqual(res.json().metadata.labels, { keep: 'me' });
     const mf = res.json().metadata.managedFields as { manager: string; operation: string; fieldsV1: unknown }[];
-    assert.deepEqual(mf.map((m) => `${m.manager}/${m.operation}`).sort(), ['a/Apply', 'b/Apply']);
+    // The merge patch's manager (no fieldManager: 'unknown') now owns w, as an Update.
+    assert.deepEqual(mf.map((m) => `${m.manager}/${m.operation}`).sort(), ['a/Apply', 'b/Apply', 'unknown/Update']);
     assert.deepEqual(mf.find((m) => m.manager === 'a')!.fieldsV1, { 'f:data': { 'f:x': {} }, 'f:metadata': { 'f:labels': { 'f:keep': {} } } });
     // A field both managers apply stays while one still applies it.
     await apply('b', { z: '3', x: '1' });
@@ -373,7 +374,7 @@ describe('resource CRUD', () => {
     delete cur.metadata.managedFields;
     const put = await app.inject({ method: 'PUT', url, payload: cur });
     assert.equal(put.statusCode, 200, put.body);
-    assert.equal(put.json().metadata.managedFields.length, 2);
+    assert.equal(put.json().metadata.managedFields.length, 3);
   });
 
   test('eviction deletes a pod gracefully', async (t) => {

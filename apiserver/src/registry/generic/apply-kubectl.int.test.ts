@@ -87,4 +87,17 @@ describe('kubectl apply --server-side conflicts', () => {
     const conflict = await kubectl('apply', '--server-side', '--field-manager=app-team', '-f', file);
     assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "log-team": \.spec\.template\.spec\.containers\[name="log"\]\.image/);
   });
+
+  test('a kubectl patch takes the field over; the next apply conflicts with the Update manager', async () => {
+    const file = join(dir, 'owned.yaml');
+    const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\ndata:\n  level: "${v}"\n  keep: "k"\n`;
+    await writeFile(file, cm('1'));
+    await ok('apply', '--server-side', '--field-manager=ci', '-f', file);
+    await ok('patch', 'configmap', 'owned', '--type=merge', '-p', '{"data":{"level":"2"}}');
+    const r = await kubectl('apply', '--server-side', '--field-manager=ci', '-f', file);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "kubectl-patch" using v1 at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: \.data\.level/);
+    await ok('apply', '--server-side', '--field-manager=ci', '--force-conflicts', '-f', file);
+    assert.equal(await ok('get', 'configmap', 'owned', '-o', 'jsonpath={.data.level}'), '1');
+  });
 });

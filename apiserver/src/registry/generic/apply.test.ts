@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@mk8s/api';
-import { serverSideApply, type ManagedFieldsEntry } from './apply.js';
+import { recordUpdate, serverSideApply, type ManagedFieldsEntry } from './apply.js';
 
 const NOW = '2026-01-01T00:00:00Z';
 const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject =>
@@ -109,4 +109,29 @@ test('an empty map applied over fields others own changes nothing and does not c
   const live = apply(cm({}), cm({ a: '1' }), 'a');
   const out = apply(live, cm({}), 'b');
   assert.deepEqual(out['data'], { a: '1' });
+});
+
+test('an update takes the fields it changed from Apply managers; the next apply conflicts with it', () => {
+  const live = apply(cm({}), cm({ a: '1', b: '1' }), 'ci');
+  const edited = structuredClone(live);
+  (edited['data'] as Record<string, string>)['a'] = '2';
+  (edited['data'] as Record<string, string>)['c'] = '3';
+  delete (edited['data'] as Record<string, string>)['b'];
+  const owners = recordUpdate(live, edited, 'kubectl-edit', 'v1', '2026-02-02T00:00:00Z');
+  // ci lost a (changed) and b (removed): left with nothing, it is dropped.
+  assert.deepEqual(owners?.map((m) => `${m.manager}/${m.operation}:${JSON.stringify(m.fieldsV1)}`), [
+    'kubectl-edit/Update:{"f:data":{"f:a":{},"f:c":{}}}',
+  ]);
+  (edited.metadata as unknown as { managedFields: unknown }).managedFields = owners;
+  assert.equal(conflictOf(() => apply(edited, cm({ a: '1', b: '1' }), 'ci')).message,
+    'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1 at 2026-02-02T00:00:00Z: .data.a');
+  const forced = apply(edited, cm({ a: '1', b: '1' }), 'ci', true);
+  assert.deepEqual(forced['data'], { a: '1', b: '1', c: '3' });
+  assert.deepEqual(managers(forced), ['kubectl-edit:{"f:data":{"f:c":{}}}', 'ci:{"f:data":{"f:a":{},"f:b":{}}}']);
+});
+
+test('updates of objects never applied, and no-op updates, record nothing', () => {
+  assert.equal(recordUpdate(cm({ a: '1' }), cm({ a: '2' }), 'm', 'v1', NOW), undefined);
+  const live = apply(cm({}), cm({ a: '1' }), 'ci');
+  assert.equal(recordUpdate(live, structuredClone(live), 'm', 'v1', NOW), undefined);
 });

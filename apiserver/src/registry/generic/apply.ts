@@ -7,8 +7,8 @@
  * removed; then the configuration is merged over the live object. Maps are tracked field by
  * field; lists with a merge key (containers by name, env by name, ports…: the kind's patch
  * schema) item by item (`k:{"name":"app"}`), set-like lists (finalizers) by value (`v:"x"`),
- * other lists are atomic. Update managers count when their entries exist, but updates do not
- * record them yet.
+ * other lists are atomic. Non-apply writes of an applied object record their manager as an
+ * Update entry owning what they changed (recordUpdate), so applies conflict with them too.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, applyStrategicMergePatch, lookupKind, patchSchemaFor, type KubeObject, type PatchMeta, type PatchSchema, type StatusCause } from '@mk8s/api';
@@ -210,6 +210,40 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   const entry: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(newPaths) };
   (merged.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields = [...others, entry];
   return merged;
+}
+
+/**
+ * The managedFields after a non-apply write (PUT, merge/JSON/strategic patch) of an object that is
+ * under server-side apply (has managedFields): manager (an Update entry, per subresource) takes
+ * the fields the write set or changed, from whoever owned them, as upstream's updates do without
+ * conflicts; fields it removed leave every set; managers left with nothing are dropped. Returns
+ * undefined when prev has no managedFields (objects never applied are not tracked) or nothing changed.
+ */
+export function recordUpdate(prev: KubeObject, next: KubeObject, manager: string, apiVersion: string, now: string, subresource = ''): ManagedFieldsEntry[] | undefined {
+  const managed = (prev.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields;
+  if (!managed?.length) return undefined;
+  const nextPaths = appliedFields(next);
+  const changed = nextPaths.filter((p) => isItemMarker(p)
+    ? valueAt(prev, p) === undefined
+    : !isDeepStrictEqual(valueAt(prev, p), valueAt(next, p)));
+  const removed = appliedFields(prev).filter((p) => valueAt(next, p) === undefined);
+  if (changed.length === 0 && removed.length === 0) return undefined;
+  const taken = [...changed, ...removed];
+  const lost = (p: Path) => taken.some((t) => startsWith(p, t));
+  const isMine = (m: ManagedFieldsEntry) => m.manager === manager && m.operation === 'Update' && (m.subresource ?? '') === subresource;
+  const out = managed.flatMap((m) => {
+    if (isMine(m)) return [];
+    const all = fromFieldsV1(m.fieldsV1);
+    const kept = all.filter((p) => !lost(p));
+    return kept.length === 0 ? [] : kept.length === all.length ? [m] : [{ ...m, fieldsV1: toFieldsV1(kept) }];
+  });
+  const mine = managed.find(isMine);
+  const paths = [...(mine ? fromFieldsV1(mine.fieldsV1).filter((p) => !removed.some((t) => startsWith(p, t))) : []), ...changed];
+  const unique = [...new Map(paths.map((p) => [JSON.stringify(p), p])).values()];
+  if (unique.length > 0) {
+    out.push({ manager, operation: 'Update', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(unique), ...(subresource ? { subresource } : {}) });
+  }
+  return out;
 }
 
 const startsWith = (p: Path, prefix: Path) => prefix.length <= p.length && prefix.every((s, i) => p[i] === s);

@@ -16,6 +16,7 @@ import type { UserInfo } from '../../auth/authentication.js';
 import { runMutatingAdmission, runValidatingAdmission, type AdmissionOperation, type AdmissionPlugin } from '../../admission/interfaces.js';
 import { defaultShouldDeleteDuringUpdate, metaOf, type RestStrategy, type StrategyContext, type UpdateTarget } from './strategy.js';
 import { formatTime, generateName } from './names.js';
+import { recordUpdate } from './apply.js';
 
 // Objects and events from the watch cache are shared and deep-frozen, so their typed form and its
 // JSON can be computed once for every list and watcher that sends them (upstream's cachingObject).
@@ -347,6 +348,12 @@ export class Store {
       }
       await runMutatingAdmission(this.admission, this.attrs('UPDATE', rc, next, current, ''));
       this.strategy.prepareForUpdate?.(next, current, ctx);
+      // Under server-side apply (managedFields present, not rewritten by the caller as apply does),
+      // this write's manager takes the fields it changed, so a later apply conflicts with it.
+      if (cm.managedFields?.length && isDeepStrictEqual(nm.managedFields, cm.managedFields)) {
+        const owners = recordUpdate(current, next, rc.fieldManager ?? 'unknown', apiVersionOf(this.resource), formatTime(this.clock.now()));
+        if (owners) nm.managedFields = owners as NonNullable<typeof nm.managedFields>;
+      }
     }
     next.metadata.resourceVersion = cm.resourceVersion!;
     if (this.tracksGeneration(next) && !isDeepStrictEqual(next['spec'], current['spec'])) {
