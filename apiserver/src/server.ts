@@ -114,8 +114,11 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     if (!recentlyDeleted.has(name)) {
       // Like upstream's informer-backed plugin: the watch cache first, so a create costs no extra
       // etcd round trip; a live read only for a namespace the cache does not know (yet).
-      const cached = (await namespaces.list('', { resourceVersion: '0', predicate: (o) => o.metadata.name === name })).items[0];
-      if (cached) return cached;
+      try {
+        return await namespaces.get('', name, { resourceVersion: '0' });
+      } catch (err) {
+        if (toApiError(err).reason !== 'NotFound') throw err;
+      }
     }
     try {
       return await namespaces.get('', name);
@@ -204,8 +207,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     const kind = req[INFLIGHT];
     if (kind) { inflight[kind]--; delete req[INFLIGHT]; }
   };
-  app.addHook('onResponse', async (req) => release(req as Tracked));
-  app.addHook('onRequestAbort', async (req) => release(req as Tracked));
+  // Callback-style hooks on the per-request path: no promise per hook and request.
+  app.addHook('onRequestAbort', (req, done) => { release(req as Tracked); done(); });
 
   // Stage 1 and 2: authentication, authorization.
   let shuttingDown = false;
@@ -237,15 +240,16 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     return undefined;
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const warnings = (req as unknown as { warnings?: string[] }).warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
+    release(req as Tracked);
     const info = req.requestInfo;
-    if (!info) return;
+    if (!info) { done(); return; }
     const labels = info.resourceRequest
       ? { verb: info.verb.toUpperCase(), resource: info.resource, subresource: info.subresource }
       : { verb: info.method, resource: '', subresource: '' };
@@ -253,7 +257,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     const start = (req as unknown as { startMs?: number }).startMs;
     const seconds = start === undefined ? 0 : (performance.now() - start) / 1000;
     if (start !== undefined) metrics.requestDuration.observe(labels, seconds);
-    o.logger.debug({ verb: labels.verb, path: info.path, code: reply.statusCode, ms: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'Served request');
+    if (o.logger.isLevelEnabled('debug')) o.logger.debug({ verb: labels.verb, path: info.path, code: reply.statusCode, ms: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'Served request');
+    done();
   });
 
   app.addHook('onClose', async () => { closing.abort(); });

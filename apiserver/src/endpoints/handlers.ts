@@ -73,7 +73,8 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
 
   switch (info.verb) {
     case 'get': {
-      const obj = await store.get(ns, info.name);
+      // resourceVersion=0: any recent state will do, served from the watch cache (upstream).
+      const obj = await store.get(ns, info.name, q1(q, 'resourceVersion') === '0' ? { resourceVersion: '0' } : {});
       return sendObject(deps, reply, req, r, obj, 200, q);
     }
     case 'list': {
@@ -398,10 +399,20 @@ function sendList(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r
     if (list.metadata.continue) opts.continue = list.metadata.continue;
     return reply.send(deps.table.toTable(r, list.items, opts));
   }
-  // Items from the watch cache carry their JSON already: splice instead of re-serializing the list.
+  // Items from the watch cache carry their JSON bytes already: one copy into the response instead
+  // of serializing the list (and then encoding a 10 MB string to UTF-8 once more).
   const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata });
-  return reply.send(`${head.slice(0, -1)},"items":[${list.items.map(encodeObject).join(',')}]}`);
+  const parts: Buffer[] = [Buffer.from(`${head.slice(0, -1)},"items":[`)];
+  list.items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(encodeObject(item));
+  });
+  parts.push(LIST_END);
+  return reply.send(Buffer.concat(parts));
 }
+
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
 
 function tableOpts(q: Query, resourceVersion: string | undefined) {
   const o: { includeObject?: string; noHeaders?: boolean; resourceVersion?: string; continue?: string } = {};

@@ -10,13 +10,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JSON_CONTENT_TYPE, sendError, toApiError } from './status.js';
 import { encodeObject } from '../registry/generic/store.js';
 
+const EVENT_END = Buffer.from('}\n');
 // A shared (frozen) event from the watch cache is encoded once for all its watchers.
 const encodedEvents = new WeakMap<WatchEvent, Buffer>();
 function encodeEvent(ev: WatchEvent): Buffer | string {
   if (!Object.isFrozen(ev)) return JSON.stringify(ev) + '\n';
   let b = encodedEvents.get(ev);
   if (!b) {
-    b = Buffer.from(`{"type":${JSON.stringify(ev.type)},"object":${encodeObject(ev.object as never)}}\n`);
+    b = Buffer.concat([Buffer.from(`{"type":${JSON.stringify(ev.type)},"object":`), encodeObject(ev.object as never), EVENT_END]);
     encodedEvents.set(ev, b);
   }
   return b;

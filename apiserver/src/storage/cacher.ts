@@ -8,10 +8,10 @@
 import { setMaxListeners } from 'node:events';
 import { ApiError, isResourceExpired, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
-import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import type { Preconditions, Storage, StorageEvent, StorageGetOptions, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
 import { WatchCache } from './watch-cache.js';
 import { WatchQueue } from './watch-queue.js';
-import { resourcePrefixOf } from './keys.js';
+import { notFound, resourcePrefixOf } from './keys.js';
 
 export interface CacherOptions {
   /** The storage to cache (Etcd3Storage in production). Closed by close(). */
@@ -69,7 +69,21 @@ export class Cacher implements Storage {
   }
 
   create(key: string, obj: KubeObject): Promise<KubeObject> { return this.storage.create(key, obj); }
-  get(key: string): Promise<KubeObject> { return this.storage.get(key); }
+  /**
+   * resourceVersion '0': from the cache once it is initialized (NotFound if the cache does not
+   * have it), as upstream; anything else reads the underlying storage.
+   */
+  async get(key: string, opts?: StorageGetOptions): Promise<KubeObject> {
+    if (opts?.resourceVersion === '0') {
+      const r = this.resource(key);
+      if (r.ready) {
+        const obj = r.cache.get(key);
+        if (!obj) throw notFound(key);
+        return obj;
+      }
+    }
+    return this.storage.get(key);
+  }
   guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
     opts?: { preconditions?: Preconditions; ignoreNotFound?: boolean }): Promise<KubeObject> {
     return this.storage.guaranteedUpdate(key, tryUpdate, opts);

@@ -75,7 +75,8 @@ export class Etcd3Storage implements Storage {
       failure: [],
     }));
     if (!res.succeeded) throw alreadyExists(key);
-    return parse(value, res.header.revision);
+    // obj is exactly what was written (encode only drops resourceVersion): no need to parse it back.
+    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(res.header.revision) } };
   }
 
   async get(key: string): Promise<KubeObject> {

@@ -24,6 +24,16 @@ export interface StorageListOptions {
   resourceVersion?: string;
 }
 
+/** Added for the watch cache's reads of single objects. */
+export interface StorageGetOptions {
+  /**
+   * '0' = any recent state is fine (a Cacher serves it from memory, as upstream serves a GET with
+   * resourceVersion=0 from the watch cache); unset = most recent (read from the store).
+   * Plain stores ignore it.
+   */
+  resourceVersion?: string;
+}
+
 export interface StorageList { items: KubeObject[]; resourceVersion: string; continue?: string; remainingItemCount?: number }
 
 export type StorageEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -59,7 +69,7 @@ export interface Storage {
   /** Creates key; AlreadyExists if present. Returns the stored object with resourceVersion. */
   create(key: string, obj: KubeObject): Promise<KubeObject>;
   /** NotFound if absent. */
-  get(key: string): Promise<KubeObject>;
+  get(key: string, opts?: StorageGetOptions): Promise<KubeObject>;
   /** Everything under prefix (a key prefix ending in '/'), sorted by key. */
   list(prefix: string, opts?: StorageListOptions): Promise<StorageList>;
   /**

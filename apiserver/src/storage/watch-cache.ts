@@ -56,6 +56,8 @@ export class WatchCache {
   private readonly bufferSize: number;
   private readonly log: Logger;
   private readonly store = new Map<string, { obj: KubeObject; rv: number }>();
+  /** The store's keys in order, rebuilt lazily after a key comes or goes (not on updates). */
+  private sorted: string[] | undefined;
   private ring: (Entry | undefined)[];
   private start = 0;
   private count = 0;
@@ -85,6 +87,7 @@ export class WatchCache {
     for (const w of this.watchers) w.queue.fail(tooOldResourceVersion(w.sentRv, rv));
     this.watchers.clear();
     this.store.clear();
+    this.sorted = undefined;
     for (const obj of items) {
       deepFreeze(obj);
       this.store.set(objectKey(this.resourcePrefix, obj), { obj, rv: Number(obj.metadata.resourceVersion ?? rv) });
@@ -106,8 +109,12 @@ export class WatchCache {
     }
     deepFreeze(event);
     const key = event.key ?? objectKey(this.resourcePrefix, event.object);
-    if (event.type === 'DELETED') this.store.delete(key);
-    else this.store.set(key, { obj: event.object, rv });
+    if (event.type === 'DELETED') {
+      if (this.store.delete(key)) this.sorted = undefined;
+    } else {
+      if (!this.store.has(key)) this.sorted = undefined;
+      this.store.set(key, { obj: event.object, rv });
+    }
     this.rv = rv;
     if (this.count === this.capacity) {
       this.oldestRv = this.ring[this.start]!.rv;                       // evicted: no longer replayable
@@ -135,15 +142,33 @@ export class WatchCache {
     }
   }
 
+  /** The current object at key, if any (shared and frozen). */
+  get(key: string): KubeObject | undefined {
+    return this.store.get(key)?.obj;
+  }
+
   /** Current objects under prefix passing predicate, sorted by key, and the cache revision. */
   list(prefix: string, predicate?: (obj: KubeObject) => boolean): { items: KubeObject[]; resourceVersion: string } {
-    const keys = [...this.store.keys()].filter((k) => k.startsWith(prefix)).sort();
     const items: KubeObject[] = [];
-    for (const k of keys) {
+    for (const k of this.keysUnder(prefix)) {
       const obj = this.store.get(k)!.obj;
       if (!predicate || predicate(obj)) items.push(obj);
     }
     return { items, resourceVersion: String(this.rv) };
+  }
+
+  /** The keys under prefix in order: a binary search in the sorted keys, not a scan and sort per call. */
+  private keysUnder(prefix: string): string[] {
+    // Plain code-unit order, as the previous sort() and etcd's byte order for ASCII keys.
+    const keys = this.sorted ??= [...this.store.keys()].sort();
+    let lo = 0; let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < prefix) lo = mid + 1; else hi = mid;
+    }
+    let end = lo;
+    while (end < keys.length && keys[end]!.startsWith(prefix)) end++;
+    return keys.slice(lo, end);
   }
 
   /**
@@ -160,7 +185,7 @@ export class WatchCache {
     try {
       if (rvParam === undefined || rvParam === '' || rvParam === '0') {
         let initial = 0;
-        for (const k of [...this.store.keys()].filter((x) => x.startsWith(prefix)).sort()) {
+        for (const k of this.keysUnder(prefix)) {
           const { obj, rv } = this.store.get(k)!;
           if (w.predicate && !w.predicate(obj)) continue;
           q.push({ type: 'ADDED', object: obj, resourceVersion: String(rv), key: k });

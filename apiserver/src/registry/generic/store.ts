@@ -21,20 +21,21 @@ import { recordUpdate } from './apply.js';
 // Objects and events from the watch cache are shared and deep-frozen, so their typed form and its
 // JSON can be computed once for every list and watcher that sends them (upstream's cachingObject).
 const typedOf = new WeakMap<KubeObject, KubeObject>();               // frozen source → typed object
-const jsonOf = new WeakMap<KubeObject, string>();                   // typed object (of a frozen source) → JSON
+const jsonOf = new WeakMap<KubeObject, Buffer>();                   // typed object (of a frozen source) → UTF-8 JSON
 const typedEvents = new WeakMap<object, WatchEvent>();              // frozen storage event → wire event
 
 /**
- * JSON of an object the Store returned: memoized for objects that came from the watch cache
- * (treat such results as read-only until sent), plain JSON.stringify otherwise.
+ * UTF-8 JSON of an object the Store returned: memoized for objects that came from the watch cache
+ * (treat such results as read-only until sent), so lists and watch events copy bytes instead of
+ * serializing (and re-encoding) every object per request. Plain JSON otherwise.
  */
-export function encodeObject(obj: KubeObject): string {
-  let s = jsonOf.get(obj);
-  if (s === undefined) {
-    s = JSON.stringify(obj);
-    if (Object.isFrozen(obj)) jsonOf.set(obj, s);
+export function encodeObject(obj: KubeObject): Buffer {
+  let b = jsonOf.get(obj);
+  if (b === undefined) {
+    b = Buffer.from(JSON.stringify(obj));
+    if (Object.isFrozen(obj)) jsonOf.set(obj, b);
   }
-  return s;
+  return b;
 }
 
 /** Per-request facts the Store needs. */
@@ -131,9 +132,11 @@ export class Store {
 
   // ---- reads ----
 
-  async get(namespace: string, name: string): Promise<KubeObject> {
+  /** One object; resourceVersion '0' accepts any recent state (the watch cache's), as upstream. */
+  async get(namespace: string, name: string, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
     try {
-      return this.typed(await this.storage.get(this.key(namespace, name)));
+      const key = this.key(namespace, name);
+      return this.typed(await (opts.resourceVersion === '0' ? this.storage.get(key, { resourceVersion: '0' }) : this.storage.get(key)));
     } catch (err) {
       throw this.rewrite(err, name);
     }
