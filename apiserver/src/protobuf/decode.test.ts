@@ -58,6 +58,37 @@ const cases: { name: string; file: string; want: Record<string, unknown> }[] = [
     want: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r1' }, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] },
   },
   {
+    name: 'create configmap --from-file of non-UTF-8 bytes (binaryData)', file: 'configmap-binary',
+    want: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm2' }, data: { a: '1' }, binaryData: { bin: 'YQD/Yg==' } },
+  },
+  {
+    name: 'create rolebinding --user --group --serviceaccount', file: 'rolebinding',
+    want: {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'rb1' },
+      subjects: [
+        { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' },
+        { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'devs' },
+        { kind: 'ServiceAccount', name: 'sa1', namespace: 'default' },
+      ],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r1' },
+    },
+  },
+  {
+    name: 'create clusterrolebinding', file: 'clusterrolebinding',
+    want: {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'crb1' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }],
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+    },
+  },
+  {
+    name: 'create clusterrole --aggregation-rule', file: 'clusterrole-aggregated',
+    want: {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'cr2' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'rbac.example.com/aggregate-to-monitoring': 'true' } }] },
+    },
+  },
+  {
     name: 'create priorityclass', file: 'priorityclass',
     want: { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'pc1' }, value: 1000, description: 'hi', preemptionPolicy: 'PreemptLowerPriority' },
   },
