@@ -166,7 +166,7 @@ async function main(): Promise<void> {
         // Rendering /metrics costs the scheduler CPU: poll rarely while far from done, often near the end.
         const elapsedMs = performance.now() - t0;
         const etaMs = done > 0 ? ((n - base - done) * elapsedMs) / done : 1000;
-        await new Promise((r) => setTimeout(r, Math.max(20, Math.min(1000, etaMs / 4))));
+        await new Promise((r) => setTimeout(r, Math.max(50, Math.min(2000, etaMs / 5))));
       }
       const seconds = (performance.now() - t0) / 1000;
       const schedCpu = cpuSeconds(s.proc.pid) - sched0;

@@ -9,6 +9,10 @@ export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't
 export const ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules";
 export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules";
 const PRE_FILTER_KEY = `PreFilter${NAME}`;
+// Statuses are immutable: one instance each, not one per rejected node per cycle.
+const AFFINITY_NOT_MATCH = Status.unschedulableAndUnresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH);
+const ANTI_AFFINITY_NOT_MATCH = Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
+const EXISTING_ANTI_AFFINITY_NOT_MATCH = Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
 const PRE_SCORE_KEY = `PreScore${NAME}`;
 
 /** Pod counts per topology pair: topologyKey → value → count. */
@@ -96,14 +100,14 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const s = state.read<PreFilterState>(PRE_FILTER_KEY);
     if (!s) return Status.error(new Error(`reading "${PRE_FILTER_KEY}" from cycleState: not found`));
     const labels = nodeInfo.node?.metadata.labels ?? {};
-    if (!this.satisfyPodAffinity(s, labels)) return Status.unschedulableAndUnresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH);
+    if (!this.satisfyPodAffinity(s, labels)) return AFFINITY_NOT_MATCH;
     for (const a of s.antiAffinity) {
       const v = labels[a.topologyKey];
-      if (v !== undefined && a.counts.has(v)) return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
+      if (v !== undefined && a.counts.has(v)) return ANTI_AFFINITY_NOT_MATCH;
     }
     for (const e of s.existingAntiAffinity) {
       const v = labels[e.topologyKey];
-      if (v !== undefined && e.counts.has(v)) return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
+      if (v !== undefined && e.counts.has(v)) return EXISTING_ANTI_AFFINITY_NOT_MATCH;
     }
     return undefined;
   }

@@ -13,6 +13,9 @@ export const ERR_REASON_NODE_LABEL_NOT_MATCH = `${ERR_REASON_CONSTRAINTS_NOT_MAT
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_ZONE = 'topology.kubernetes.io/zone';
 const PRE_FILTER_KEY = `PreFilter${NAME}`;
+// Statuses are immutable: one instance each, not one per rejected node per cycle.
+const CONSTRAINTS_NOT_MATCH = Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
+const NODE_LABEL_NOT_MATCH = Status.unschedulableAndUnresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
 const PRE_SCORE_KEY = `PreScore${NAME}`;
 
 /** A constraint as the plugin uses it (selector compiled, policies defaulted). */
@@ -199,10 +202,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i]!;
       const v = labels[c.topologyKey];
-      if (v === undefined) return Status.unschedulableAndUnresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
+      if (v === undefined) return NODE_LABEL_NOT_MATCH;
       const m = s.tpValueToMatchNum[i]!;
       const min = s.minMatch[i]!;
-      if ((m.get(v) ?? 0) + s.selfMatch[i]! - min > c.maxSkew) return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
+      if ((m.get(v) ?? 0) + s.selfMatch[i]! - min > c.maxSkew) return CONSTRAINTS_NOT_MATCH;
     }
     return undefined;
   }
