@@ -138,13 +138,11 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   const optional: AdmissionPlugin[] = [];
   if (enabled.includes('ServiceAccount')) {
     optional.push(new ServiceAccountAdmission({
-      getServiceAccount: async (ns, name) => {
-        const sas = registry!.get(ServiceAccounts)!;
-        // The watch cache first; a live read for one it has not seen yet (just created), as upstream.
-        const cached = (await sas.list(ns, { resourceVersion: '0', predicate: (x) => x.metadata.name === name })).items[0];
-        if (cached) return cached;
-        try { return await sas.get(ns, name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+      getServiceAccount: async (ns, name) => (await registry!.get(ServiceAccounts)!.list(ns, { resourceVersion: '0', predicate: (x) => x.metadata.name === name })).items[0],
+      getServiceAccountLive: async (ns, name) => {
+        try { return await registry!.get(ServiceAccounts)!.get(ns, name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
       },
+      sleep: (ms) => clock.sleep(ms),
     }));
   }
   if (enabled.includes('PodSecurity')) {

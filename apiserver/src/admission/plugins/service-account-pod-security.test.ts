@@ -28,6 +28,14 @@ async function setup(t: { after(fn: () => unknown): void }, plugins: string[], w
   return { app, clock, post };
 }
 
+/** Steps the fake clock (the plugin's waits between live reads) until the request settles. */
+async function advancing<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
+  let done = false;
+  void p.finally(() => { done = true; }).catch(() => undefined);
+  while (!done) { await new Promise((r) => setImmediate(r)); clock.step(250); }
+  return p;
+}
+
 const pod = (name: string, spec: Json = {}, meta: Json = {}) => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name, ...meta }, spec: { containers: [{ name: 'c', image: 'busybox' }], ...spec },
 });
@@ -35,13 +43,24 @@ const sa = (name: string, extra: Json = {}) => ({ apiVersion: 'v1', kind: 'Servi
 const ns = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
 
 describe('ServiceAccount admission', () => {
-  test('a pod whose ServiceAccount does not exist is refused with upstream\'s message', async (t) => {
-    const { post } = await setup(t, ['ServiceAccount']);
-    const res = await post('/api/v1/namespaces/default/pods', pod('web'));
+  test('a pod whose ServiceAccount does not exist is refused with upstream\'s message (after 10 live reads for default)', async (t) => {
+    const { post, clock } = await setup(t, ['ServiceAccount']);
+    const res = await advancing(clock, post('/api/v1/namespaces/default/pods', pod('web')));
     assert.equal(res.statusCode, 403, res.body);
     assert.equal(res.json().message, 'pods "web" is forbidden: error looking up service account default/default: serviceaccount "default" not found');
-    const gen = await post('/api/v1/namespaces/default/pods', { ...pod(''), metadata: { generateName: 'web-' } });
+    const gen = await advancing(clock, post('/api/v1/namespaces/default/pods', { ...pod(''), metadata: { generateName: 'web-' } }));
     assert.equal(gen.json().message, 'pods "web-" is forbidden: error looking up service account default/default: serviceaccount "default" not found');
+    const other = await post('/api/v1/namespaces/default/pods', pod('x', { serviceAccountName: 'ghost' }));
+    assert.equal(other.json().message, 'pods "x" is forbidden: error looking up service account default/ghost: serviceaccount "ghost" not found');
+  });
+
+  test('the default SA created while the pod waits is found (the serviceaccount controller\'s race)', async (t) => {
+    const { post, clock } = await setup(t, ['ServiceAccount']);
+    const pending = post('/api/v1/namespaces/default/pods', pod('web'));
+    for (let i = 0; i < 3; i++) { await new Promise((r) => setImmediate(r)); clock.step(200); }
+    assert.equal((await post('/api/v1/namespaces/default/serviceaccounts', sa('default'))).statusCode, 201);
+    const res = await advancing(clock, pending);
+    assert.equal(res.statusCode, 201, res.body);
   });
 
   test('defaults the SA to default and mounts kube-api-access-xxxxx in every container and init container', async (t) => {

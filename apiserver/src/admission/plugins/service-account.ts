@@ -20,12 +20,18 @@ export const DEFAULT_API_TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serv
 export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
 export const ROOT_CA_CONFIGMAP_NAME = 'kube-root-ca.crt';
 const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
+/** Live reads of a missing `default` ServiceAccount before the pod is refused. */
+export const DEFAULT_SA_LOOKUP_ATTEMPTS = 10;
 
 type Obj = Record<string, unknown>;
 
 export interface ServiceAccountAdmissionOptions {
-  /** The SA by namespace/name (cache first, live read when the cache has none, as upstream); undefined if missing. */
+  /** The SA by namespace/name from the watch cache; undefined if it has none. */
   getServiceAccount(namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** A live read (storage, not the cache); undefined if missing. @default getServiceAccount */
+  getServiceAccountLive?(namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Waits between live reads of a missing `default` SA. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
   /** Mount the token volume (upstream MountServiceAccountToken). @default true */
   mountServiceAccountToken?: boolean;
   /** The volume name suffix (tests). @default 5 random characters as generateName */
@@ -62,7 +68,7 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     const saName = String(spec['serviceAccountName']);
     // The deprecated alias follows, as the apiserver's conversion keeps them equal.
     spec['serviceAccount'] = saName;
-    const sa = await this.o.getServiceAccount(a.namespace, saName);
+    const sa = await this.lookup(a.namespace, saName);
     if (!sa) {
       throw forbidden('pods', objectName(a), `error looking up service account ${a.namespace}/${saName}: ${errors.notFound('serviceaccount', saName).message}`);
     }
@@ -71,6 +77,25 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     if ((!Array.isArray(spec['imagePullSecrets']) || (spec['imagePullSecrets'] as unknown[]).length === 0) && pullSecrets.length > 0) {
       spec['imagePullSecrets'] = pullSecrets.map((s) => ({ name: s['name'] }));
     }
+  }
+
+  /**
+   * The cache, then live reads: up to 10 for `default` (the serviceaccount controller is about to
+   * create it in a new namespace), 100-200 ms apart, as upstream's getServiceAccount.
+   */
+  private async lookup(namespace: string, name: string): Promise<KubeObject | undefined> {
+    const cached = await this.o.getServiceAccount(namespace, name);
+    if (cached) return cached;
+    const live = this.o.getServiceAccountLive ?? this.o.getServiceAccount;
+    const sleep = this.o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const attempts = name === DEFAULT_SERVICE_ACCOUNT_NAME ? DEFAULT_SA_LOOKUP_ATTEMPTS : 1;
+    const intervalMs = 100 + Math.floor(Math.random() * 100);
+    for (let i = 0; i < attempts; i++) {
+      if (i > 0) await sleep(intervalMs);
+      const sa = await live(namespace, name);
+      if (sa) return sa;
+    }
+    return undefined;
   }
 
   private mountToken(spec: Obj): void {
