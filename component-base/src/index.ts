@@ -4,4 +4,7 @@ export { setupSignalHandler } from './signals.js';
 export { runComponents, startAfter, type Component } from './component.js';
 export { serveHealth, newRegistry, type HealthServerOptions } from './serving.js';
 export { parseFlags, type FlagSpec } from './flags.js';
-export { SpdySession, SpdyStream, SpdyProtocolError, type SpdySessionOptions, type SpdyHeaders } from './spdy/index.js';
+export {
+  SpdySession, SpdyStream, SpdyProtocolError, FrameParser, encodeFrame, encodeNameValueBlock, decodeNameValueBlock, SPDY3_DICTIONARY,
+  type SpdySessionOptions, type SpdyHeaders, type Frame as SpdyFrame,
+} from './spdy/index.js';

@@ -24,7 +24,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Pod } from '@mk8s/api';
-import { SpdySession, type Logger, type SpdyStream } from '@mk8s/component-base';
+import { SpdySession, realClock, type Clock, type Logger, type SpdyStream } from '@mk8s/component-base';
 
 /** The only port-forward protocol version there is (apimachinery portforward.PortForwardProtocolV1Name). */
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
@@ -37,8 +37,13 @@ export interface PortForwardOptions {
   logger: Logger;
   /** The pod with that namespace/name bound to this node, or undefined. */
   findPod: (namespace: string, name: string) => Pod | undefined;
-  /** Opens a TCP connection to the pod's port. @default net.connect to status.podIP */
-  dial?: (pod: Pod, port: number) => Socket;
+  /**
+   * Opens a connection to the pod's port; may throw, or emit 'error' (e.g. ECONNREFUSED), both
+   * reported on the error stream. @default net.connect to status.podIP
+   */
+  dial?: (pod: Pod, port: number) => Duplex;
+  /** @default realClock */
+  clock?: Clock;
   /** @default STREAM_CREATION_TIMEOUT_MS */
   streamCreationTimeoutMs?: number;
 }
@@ -60,12 +65,16 @@ class RefusedError extends Error {
 const defaultDial = (pod: Pod, port: number): Socket => {
   const ip = pod.status?.podIP;
   if (!ip) throw new Error(`pod ${pod.metadata?.namespace}/${pod.metadata?.name} has no IP address yet`);
-  return connect({ host: ip, port });
+  const conn: Socket = connect({ host: ip, port });
+  // Interactive protocols through the tunnel should not wait for Nagle.
+  conn.setNoDelay(true);
+  return conn;
 };
 
 export function createPortForwardHandler(o: PortForwardOptions): PortForwardHandler {
   const dial = o.dial ?? defaultDial;
   const timeoutMs = o.streamCreationTimeoutMs ?? STREAM_CREATION_TIMEOUT_MS;
+  const clock = o.clock ?? realClock;
   const sessions = new Set<SpdySession>();
   // `ws` validates subprotocols as RFC 7230 tokens, and '/' is not a token character, so it
   // would refuse `SPDY/3.1+portforward.k8s.io` with a 400. Negotiate here instead: the request
@@ -82,39 +91,40 @@ export function createPortForwardHandler(o: PortForwardOptions): PortForwardHand
   };
 
   const startSession = (pod: Pod, transport: Duplex) => {
-    const session = new SpdySession({ transport, onStream: pairStreams(pod) });
+    const pairing = pairStreams(pod);
+    const session = new SpdySession({ transport, onStream: pairing.onStream });
     sessions.add(session);
     session.on('protocolError', (err: Error) => o.logger.warn({ err, pod: podKey(pod) }, 'Port-forward session failed'));
-    session.on('close', () => sessions.delete(session));
+    session.on('close', () => { sessions.delete(session); pairing.cancel(); });
   };
 
   // Pairs each request's error and data streams, then forwards (upstream httpStreamHandler.run).
   const pairStreams = (pod: Pod) => {
-    const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream; timer: NodeJS.Timeout }>();
-    return (s: SpdyStream) => {
+    const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream; cancelTimer: () => void }>();
+    const onStream = (s: SpdyStream) => {
       const type = s.headers['streamtype'];
       // Clients that predate requestid pair error stream N with data stream N+2.
       const requestId = s.headers['requestid'] ?? String(type === 'data' ? s.id - 2 : s.id);
       if (type !== 'error' && type !== 'data') { s.reset(); o.logger.debug({ pod: podKey(pod), type }, 'Refused port-forward stream of unknown type'); return; }
       let p = pairs.get(requestId);
       if (!p) {
-        const timer = setTimeout(() => {
+        const cancelTimer = clock.setTimeout(() => {
           pairs.delete(requestId);
           failPair(p!, `(conn=${podKey(pod)}, request=${requestId}) timed out waiting for streams`);
         }, timeoutMs);
-        timer.unref();
-        p = { timer };
+        p = { cancelTimer };
         pairs.set(requestId, p);
       }
       if (p[type]) { s.reset(); failPair(p, `error processing stream for request ${requestId}: ${type} stream already assigned`); return; }
       p[type] = s;
       if (type === 'error') s.resume(); // the client only ever half-closes it
       if (p.error && p.data) {
-        clearTimeout(p.timer);
+        p.cancelTimer();
         pairs.delete(requestId);
         forward(pod, p.error, p.data);
       }
     };
+    return { onStream, cancel: () => { for (const p of pairs.values()) p.cancelTimer(); pairs.clear(); } };
   };
 
   const failPair = (p: { error?: SpdyStream; data?: SpdyStream }, msg: string) => {
@@ -129,10 +139,9 @@ export function createPortForwardHandler(o: PortForwardOptions): PortForwardHand
     const fail = (msg: string) => { errorStream.end(msg); data.end(); data.resume(); };
     if (!/^\d+$/.test(portHeader) || port < 1 || port > 65535) { fail(`invalid port ${JSON.stringify(portHeader)}`); return; }
     const prefix = `error forwarding port ${port} to pod ${podKey(pod)}, uid ${pod.metadata?.uid ?? ''}`;
-    let conn: Socket;
+    let conn: Duplex;
     try { conn = dial(pod, port); } catch (err) { fail(`${prefix}: ${(err as Error).message}`); return; }
     let failed = false;
-    conn.setNoDelay(true);
     conn.on('error', (err: Error) => {
       if (failed) return;
       failed = true;
