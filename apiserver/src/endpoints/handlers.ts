@@ -13,7 +13,7 @@ import type { Registry, RequestContext, Store } from '../registry/index.js';
 import { encodeObject } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
-import { appliedFields, serverSideApply, toFieldsV1 } from '../registry/generic/apply.js';
+import { appliedFields, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
 import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
 import { createToken, type TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
@@ -218,6 +218,7 @@ function hasBodyResourceVersion(req: FastifyRequest): boolean {
 async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
   target: UpdateTarget, q: Query): Promise<{ object: KubeObject; created: boolean }> {
   const type = patchTypeOf(req.headers['content-type']);
+  validatePatchOptions({ apply: type === 'apply', fieldManager: rc.fieldManager, force: q1(q, 'force') });
   const patch = decodeBody(req.body, req.headers['content-type']);
   if (patch === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
   const r = store.resource;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@mk8s/api';
-import { recordUpdate, serverSideApply, type ManagedFieldsEntry } from './apply.js';
+import { recordUpdate, serverSideApply, validatePatchOptions, type ManagedFieldsEntry } from './apply.js';
 
 const NOW = '2026-01-01T00:00:00Z';
 const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject =>
@@ -134,4 +134,14 @@ test('updates of objects never applied, and no-op updates, record nothing', () =
   assert.equal(recordUpdate(cm({ a: '1' }), cm({ a: '2' }), 'm', 'v1', NOW), undefined);
   const live = apply(cm({}), cm({ a: '1' }), 'ci');
   assert.equal(recordUpdate(live, structuredClone(live), 'm', 'v1', NOW), undefined);
+});
+
+test('patch options: apply needs a fieldManager, force is for apply only (422 like upstream)', () => {
+  assert.doesNotThrow(() => validatePatchOptions({ apply: true, fieldManager: 'kubectl', force: 'true' }));
+  assert.doesNotThrow(() => validatePatchOptions({ apply: false, fieldManager: undefined, force: undefined }));
+  const missing = conflictOf(() => validatePatchOptions({ apply: true, fieldManager: undefined, force: undefined }));
+  assert.equal(missing.code, 422);
+  assert.equal(missing.message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  assert.equal(conflictOf(() => validatePatchOptions({ apply: false, fieldManager: 'm', force: 'false' })).message,
+    'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
 });

@@ -11,7 +11,7 @@
  * Update entry owning what they changed (recordUpdate), so applies conflict with them too.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, applyStrategicMergePatch, lookupKind, patchSchemaFor, type KubeObject, type PatchMeta, type PatchSchema, type StatusCause } from '@mk8s/api';
+import { ApiError, applyStrategicMergePatch, field, invalidError, lookupKind, patchSchemaFor, type FieldError, type KubeObject, type PatchMeta, type PatchSchema, type StatusCause } from '@mk8s/api';
 
 /** A field path as FieldsV1 segments: `f:<field>`, `k:<json key>` (list item by key), `v:<json value>` (set item). */
 type Path = string[];
@@ -152,6 +152,17 @@ function removePath(obj: Record<string, unknown>, path: Path, keep: (prefix: str
     }
     if (Array.isArray(parent)) parent.splice(at as number, 1); else delete (parent as Record<string, unknown>)[at as string];
   }
+}
+
+/**
+ * upstream ValidatePatchOptions: apply needs a fieldManager (kubectl defaults it to "kubectl",
+ * controllers must set it), force is for apply only. Throws 422 Invalid PatchOptions.
+ */
+export function validatePatchOptions(o: { apply: boolean; fieldManager: string | undefined; force: string | undefined }): void {
+  const errs: FieldError[] = [];
+  if (!o.apply && o.force !== undefined) errs.push(field.forbidden('force', 'may not be specified for non-apply patch'));
+  if (o.apply && !o.fieldManager) errs.push(field.required('fieldManager', 'is required for apply patch'));
+  if (errs.length > 0) throw invalidError({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
 }
 
 /** Options of one apply request. */
