@@ -19,6 +19,7 @@ import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.
 import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
 import { PodSecurity } from './admission/plugins/pod-security.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
+import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
 import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
@@ -70,6 +71,8 @@ export interface ApiServerOptions {
    * ServiceAccount and PodSecurity run only when listed. @default none of the optional ones
    */
   enableAdmissionPlugins?: readonly string[];
+  /** AdmissionConfiguration file (--admission-control-config-file): PodSecurity defaults and exemptions. @default none */
+  admissionControlConfigFile?: string;
   /** Signs serviceaccounts/<name>/token (TokenRequest); without it that subresource answers 404. */
   serviceAccountTokenIssuer?: ServiceAccountTokenIssuer;
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
@@ -146,7 +149,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     }));
   }
   if (enabled.includes('PodSecurity')) {
+    const psa = o.admissionControlConfigFile ? loadAdmissionConfig(o.admissionControlConfigFile).podSecurity : undefined;
     optional.push(new PodSecurity({
+      ...(psa ? { defaults: psa.defaults, exemptions: psa.exemptions } : {}),
       getNamespace: (name) => lifecycle.getNamespace(name),
       listPods: async (ns) => (await registry!.get(Pods)!.list(ns, { resourceVersion: '0' })).items,
       audit: (e) => o.logger.info(e, 'PodSecurity audit violation'),

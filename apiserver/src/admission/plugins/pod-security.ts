@@ -37,15 +37,31 @@ function tpl(t: unknown): Obj | undefined { return t && typeof t === 'object' ? 
 
 const VERSION_RE = /^v1\.(0|[1-9][0-9]*)$/;
 
+/** Upstream's built-in defaults: every mode privileged:latest. */
+export const PRIVILEGED_POLICY: NamespacePolicy = {
+  enforce: { level: 'privileged', version: 'latest' }, audit: { level: 'privileged', version: 'latest' }, warn: { level: 'privileged', version: 'latest' },
+};
+
+/** PodSecurityConfiguration.defaults: the policy of a namespace without labels. */
+export type PodSecurityDefaults = Partial<Record<'enforce' | 'enforce-version' | 'audit' | 'audit-version' | 'warn' | 'warn-version', string>>;
+/** PodSecurityConfiguration.exemptions: requests never checked. */
+export interface PodSecurityExemptions { usernames?: string[]; namespaces?: string[]; runtimeClasses?: string[] }
+
+/** The defaults as a policy; throws on an invalid level or version (the server must not start). */
+export function defaultPolicy(d: PodSecurityDefaults = {}): NamespacePolicy {
+  const labels = Object.fromEntries(Object.entries(d).map(([k, v]) => [`${LABEL_PREFIX}${k}`, v]));
+  const { policy, errs } = policyToEvaluate(labels);
+  if (errs.length) throw new Error(`invalid PodSecurity defaults: ${errs.join('; ')}`);
+  return policy;
+}
+
 /**
  * api.PolicyToEvaluate: labels over the defaults (privileged:latest). An invalid enforce level
  * fails closed (restricted); invalid warn/audit levels fail open (privileged); an invalid version
  * is latest. Errors come back as field messages for namespace validation.
  */
-export function policyToEvaluate(labels: Record<string, string> | undefined): { policy: NamespacePolicy; errs: string[] } {
-  const policy: NamespacePolicy = {
-    enforce: { level: 'privileged', version: 'latest' }, audit: { level: 'privileged', version: 'latest' }, warn: { level: 'privileged', version: 'latest' },
-  };
+export function policyToEvaluate(labels: Record<string, string> | undefined, defaults: NamespacePolicy = PRIVILEGED_POLICY): { policy: NamespacePolicy; errs: string[] } {
+  const policy: NamespacePolicy = { enforce: { ...defaults.enforce }, audit: { ...defaults.audit }, warn: { ...defaults.warn } };
   const errs: string[] = [];
   for (const mode of MODES) {
     const level = labels?.[`${LABEL_PREFIX}${mode}`];
@@ -72,10 +88,10 @@ export interface PodSecurityOptions {
   listPods(namespace: string): Promise<KubeObject[]>;
   /** Audit-mode violations go here. @default dropped */
   audit?: (entry: { namespace: string; resource: string; name: string; message: string }) => void;
-  /** Namespaces never checked (upstream's exemptions.namespaces). @default none */
-  exemptNamespaces?: string[];
-  /** Users never checked (exemptions.usernames). @default none */
-  exemptUsernames?: string[];
+  /** The levels of a namespace without labels. @default privileged:latest for every mode */
+  defaults?: PodSecurityDefaults;
+  /** Users, namespaces and runtime classes never checked. @default none */
+  exemptions?: PodSecurityExemptions;
 }
 
 /** Upstream caps how many existing pods a namespace label change evaluates. */
@@ -83,7 +99,10 @@ const NAMESPACE_MAX_PODS_TO_CHECK = 3000;
 
 export class PodSecurity implements AdmissionPlugin {
   readonly name = NAME;
-  constructor(private readonly o: PodSecurityOptions) {}
+  private readonly defaults: NamespacePolicy;
+  constructor(private readonly o: PodSecurityOptions) {
+    this.defaults = defaultPolicy(o.defaults);
+  }
 
   handles(op: AdmissionOperation): boolean { return op === 'CREATE' || op === 'UPDATE'; }
 
@@ -91,7 +110,7 @@ export class PodSecurity implements AdmissionPlugin {
     const r = a.resource;
     if (r.group === '' && r.resource === 'namespaces') return this.validateNamespace(a);
     if (!a.object || !r.namespaced) return;
-    if (this.o.exemptUsernames?.includes(a.user.username) || this.o.exemptNamespaces?.includes(a.namespace)) return;
+    if (this.o.exemptions?.usernames?.includes(a.user.username) || this.o.exemptions?.namespaces?.includes(a.namespace)) return;
     if (r.group === '' && r.resource === 'pods') {
       if (a.subresource !== '' && a.subresource !== 'ephemeralcontainers') return;
       if (a.operation === 'UPDATE' && a.oldObject && !isSignificantPodUpdate(a.object, a.oldObject)) return;
@@ -108,9 +127,11 @@ export class PodSecurity implements AdmissionPlugin {
   }
 
   private async evaluate(a: AdmissionAttributes, meta: Obj, spec: Obj, enforce: boolean): Promise<void> {
+    const runtimeClass = spec['runtimeClassName'];
+    if (typeof runtimeClass === 'string' && runtimeClass && this.o.exemptions?.runtimeClasses?.includes(runtimeClass)) return;
     const ns = await this.o.getNamespace(a.namespace);
     if (!ns) return;
-    const { policy } = policyToEvaluate(ns.metadata.labels);
+    const { policy } = policyToEvaluate(ns.metadata.labels, this.defaults);
     if (policy.enforce.level === 'privileged' && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return;
     const cache = new Map<PodSecurityLevel, ReturnType<typeof evaluatePod>>();
     const run = (level: PodSecurityLevel) => {
@@ -133,20 +154,22 @@ export class PodSecurity implements AdmissionPlugin {
   /** Labels must parse; a changed enforce level is checked against the namespace's pods (warnings only). */
   private async validateNamespace(a: AdmissionAttributes): Promise<void> {
     if (!a.object || a.subresource !== '') return;
-    const { policy, errs } = policyToEvaluate(a.object.metadata.labels);
+    const { policy, errs } = policyToEvaluate(a.object.metadata.labels, this.defaults);
     if (errs.length) {
       throw errors.invalid('Namespace', '', a.object.metadata.name, errs.map((message) => ({
         reason: 'FieldValueInvalid', field: message.slice(0, message.indexOf(': ')), message,
       })));
     }
     if (a.operation !== 'UPDATE' || !a.oldObject) return;
-    const old = policyToEvaluate(a.oldObject.metadata.labels).policy;
+    const old = policyToEvaluate(a.oldObject.metadata.labels, this.defaults).policy;
     if (str(old.enforce) === str(policy.enforce) || policy.enforce.level === 'privileged') return;
-    if (this.o.exemptNamespaces?.includes(a.name)) return;
+    if (this.o.exemptions?.namespaces?.includes(a.name)) return;
     const pods = (await this.o.listPods(a.name)).sort((x, y) => (x.metadata.name < y.metadata.name ? -1 : 1));
     const checked = pods.slice(0, NAMESPACE_MAX_PODS_TO_CHECK);
     const byReason = new Map<string, { first: string; count: number }>();
     for (const p of checked) {
+      const rc = ((p['spec'] ?? {}) as Obj)['runtimeClassName'];
+      if (typeof rc === 'string' && rc && this.o.exemptions?.runtimeClasses?.includes(rc)) continue;
       const res = evaluatePod(policy.enforce.level, p.metadata as unknown as Obj, (p['spec'] ?? {}) as Obj);
       if (res.allowed) continue;
       const key = res.reasons.join(', ');

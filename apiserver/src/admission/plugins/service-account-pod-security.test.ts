@@ -1,6 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { silentLogger } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { MemoryStorage } from '../../testing/memory-storage.js';
@@ -15,11 +18,11 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-async function setup(t: { after(fn: () => unknown): void }, plugins: string[], withIssuer = false) {
+async function setup(t: { after(fn: () => unknown): void }, plugins: string[], withIssuer = false, admissionControlConfigFile?: string) {
   const storage = new MemoryStorage();
   const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const app = await buildApiServer({
-    storage, logger: silentLogger(), clock, enableAdmissionPlugins: plugins,
+    storage, logger: silentLogger(), clock, enableAdmissionPlugins: plugins, ...(admissionControlConfigFile ? { admissionControlConfigFile } : {}),
     ...(withIssuer ? { serviceAccountTokenIssuer: new ServiceAccountTokenIssuer({ privateKeyPem: keyPem, clock }) } : {}),
   });
   await app.ready();
@@ -181,6 +184,34 @@ describe('PodSecurity admission', () => {
     const bad = await post('/api/v1/namespaces', ns('bad', { 'pod-security.kubernetes.io/enforce': 'strict' }));
     assert.equal(bad.statusCode, 422);
     assert.match(bad.json().message, /metadata.labels\[pod-security.kubernetes.io\/enforce\]: Invalid value: "strict"/);
+  });
+
+  test('--admission-control-config-file: defaults for unlabelled namespaces, exemptions by namespace, user and runtimeClass', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mk8s-psa-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'psa.yaml'), [
+      'apiVersion: pod-security.admission.config.k8s.io/v1', 'kind: PodSecurityConfiguration',
+      'defaults: {enforce: baseline, enforce-version: v1.32, warn: restricted}',
+      'exemptions: {namespaces: [free], runtimeClasses: [kata], usernames: []}', '',
+    ].join('\n'));
+    writeFileSync(join(dir, 'admission.yaml'), [
+      'apiVersion: apiserver.config.k8s.io/v1', 'kind: AdmissionConfiguration', 'plugins:', '- name: PodSecurity', '  path: psa.yaml', '',
+    ].join('\n'));
+    const { post } = await setup(t, ['PodSecurity'], false, join(dir, 'admission.yaml'));
+    const host = await post('/api/v1/namespaces/default/pods', pod('h', { hostNetwork: true }));
+    assert.equal(host.statusCode, 403);
+    assert.equal(host.json().message, 'pods "h" is forbidden: violates PodSecurity "baseline:v1.32": host namespaces (hostNetwork=true)');
+    const plain = await post('/api/v1/namespaces/default/pods', pod('p'));
+    assert.equal(plain.statusCode, 201);
+    assert.match(String(plain.headers['warning']), /would violate PodSecurity \\"restricted:latest\\"/);
+    await post('/api/v1/namespaces', ns('free', {}));
+    assert.equal((await post('/api/v1/namespaces/free/pods', pod('h', { hostNetwork: true }))).statusCode, 201);
+    assert.equal((await post('/api/v1/namespaces/default/pods', pod('k', { hostNetwork: true, runtimeClassName: 'kata' }))).statusCode, 201);
+    // Labels still override the defaults.
+    await post('/api/v1/namespaces', ns('open', { 'pod-security.kubernetes.io/enforce': 'privileged', 'pod-security.kubernetes.io/warn': 'privileged' }));
+    const open = await post('/api/v1/namespaces/open/pods', pod('h', { hostNetwork: true }));
+    assert.equal(open.statusCode, 201);
+    assert.equal(open.headers['warning'], undefined);
   });
 
   test('policyToEvaluate: invalid enforce fails closed, invalid warn fails open, bad versions are latest', () => {
