@@ -13,7 +13,7 @@ import { FitError, NO_NODES_AVAILABLE_MSG, newDiagnosis, type Diagnosis } from '
 import { Framework, type ProfileConfig } from './framework/framework.js';
 import type { Handle, PluginFactory, PostFilterResult, QueuedPodInfo } from './framework/interfaces.js';
 import { Status } from './framework/status.js';
-import { CycleState, podKey, type Node, type NodeInfo, type Pod } from './framework/types.js';
+import { CycleState, PodInfo, podKey, type Node, type NodeInfo, type Pod } from './framework/types.js';
 import { noopMetrics, type SchedulerMetrics } from './metrics.js';
 import { IN_TREE_REGISTRY } from './plugins/registry.js';
 import { SchedulingQueue } from './queue/scheduling-queue.js';
@@ -243,6 +243,7 @@ export class Scheduler {
 
     // Assume: the next cycle sees the pod on its node before the bind lands.
     const assumed: Pod = { ...pod, spec: { ...pod.spec!, nodeName: result.suggestedHost } };
+    PodInfo.alias(assumed, PodInfo.of(pod));
     try {
       this.cache.assumePod(assumed);
     } catch (err) {

@@ -78,15 +78,17 @@ export function podRequests(pod: Pod): Resource {
 }
 
 /** CPU and memory requests with the non-zero defaults applied per container (for scoring). */
+function nonZeroOf(c: Container): { cpu: number; mem: number } {
+  const req = requestsOf(c);
+  return {
+    cpu: req?.['cpu'] !== undefined ? parseCpuMillis(req['cpu']) : DEFAULT_MILLI_CPU_REQUEST,
+    mem: req?.['memory'] !== undefined ? parseBytes(req['memory']) : DEFAULT_MEMORY_REQUEST,
+  };
+}
+
 export function podNonZeroRequests(pod: Pod): { milliCpu: number; memory: number } {
   let milliCpu = 0; let memory = 0;
-  const one = (c: Container) => {
-    const req = requestsOf(c);
-    return {
-      cpu: req?.['cpu'] !== undefined ? parseCpuMillis(req['cpu']) : DEFAULT_MILLI_CPU_REQUEST,
-      mem: req?.['memory'] !== undefined ? parseBytes(req['memory']) : DEFAULT_MEMORY_REQUEST,
-    };
-  };
+  const one = nonZeroOf;
   for (const c of pod.spec?.containers ?? []) { const x = one(c); milliCpu += x.cpu; memory += x.mem; }
   for (const c of pod.spec?.initContainers ?? []) {
     const x = one(c);

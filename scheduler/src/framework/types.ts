@@ -75,6 +75,16 @@ export class PodInfo {
     return pi;
   }
 
+  /**
+   * Registers the PodInfo of a copy of from.pod that differs only in spec.nodeName (the assumed
+   * pod), sharing everything derived: rebuilding it would cost as much as the first time.
+   */
+  static alias(copy: Pod, from: PodInfo): PodInfo {
+    const pi: PodInfo = Object.assign(Object.create(PodInfo.prototype) as PodInfo, from, { pod: copy });
+    podInfos.set(copy, pi);
+    return pi;
+  }
+
   readonly pod: Pod;
   readonly key: string;
   readonly requests: Resource;

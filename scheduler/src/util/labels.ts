@@ -18,6 +18,21 @@ export interface Selector {
  * through, it selects nothing rather than failing the whole scheduling cycle.
  */
 export function labelSelectorFromObject(sel: LabelSelector | undefined | null): Selector {
+  if (!sel) return compile(sel);
+  // Every pod the informer delivers has its terms compiled; pods of one workload share selectors,
+  // and a compiled selector is immutable, so compile each distinct one once.
+  const key = JSON.stringify(sel);
+  let c = compiled.get(key);
+  if (!c) {
+    c = compile(sel);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, c);
+  }
+  return c;
+}
+const MAX_COMPILED = 4096;
+const compiled = new Map<string, Selector>();
+function compile(sel: LabelSelector | undefined | null): Selector {
   try { return parseSelector(sel); } catch { return nothing(); }
 }
 
