@@ -96,6 +96,8 @@ spec:
     })) as { status: { authenticated?: boolean; user?: { username?: string } } };
     assert.equal(review.status.authenticated, true);
     assert.equal(review.status.user?.username, `system:serviceaccount:${ns}:default`);
+    const who = kubectl(['--token', token, '--server', server!, '--certificate-authority', CA, '--kubeconfig', '/dev/null', 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    assert.equal(who.stdout, `system:serviceaccount:${ns}:default`, who.stderr);
     // The default ServiceAccount holds no role: RBAC refuses it by name.
     const list = kubectl(['--token', token, '--server', server!, '--certificate-authority', CA, '--kubeconfig', '/dev/null', '-n', ns, 'get', 'secrets']);
     assert.match(list.stderr, new RegExp(`User "system:serviceaccount:${ns}:default" cannot list resource "secrets"`));
