@@ -179,6 +179,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   const app = Fastify({
     loggerInstance: o.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request pino child (fastify's default binds a reqId per request): nothing here logs
+    // through request.log, and the child was an allocation on every request.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: MAX_REQUEST_BODY_BYTES,
     forceCloseConnections: true,
     // A trailing slash names the same resource; object names may be long (253 characters).

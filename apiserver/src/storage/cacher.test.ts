@@ -250,6 +250,38 @@ describe('Cacher', () => {
     } finally { await f.close(); }
   });
 
+  test('cached lists stay sorted by key and scoped to their prefix across adds and deletes', async () => {
+    const f = await fixture();
+    try {
+      const names = (l: { items: KubeObject[] }) => l.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
+      for (const [n, ns] of [['c', 'b'], ['a', 'b'], ['z', 'a'], ['b', 'b'], ['x', 'bb']] as const) await f.cacher.create(key(n, ns), pod(n, {}, ns));
+      await synced(f);
+      assert.deepEqual(names(await f.cacher.list('/registry/pods/b/', { resourceVersion: '0' })), ['b/a', 'b/b', 'b/c']);
+      await f.cacher.create(key('aa', 'b'), pod('aa', {}, 'b'));
+      await f.cacher.delete(key('b', 'b'));
+      await synced(f);
+      assert.deepEqual(names(await f.cacher.list('/registry/pods/b/', { resourceVersion: '0' })), ['b/a', 'b/aa', 'b/c']);
+      assert.deepEqual(names(await f.cacher.list('/registry/pods/', { resourceVersion: '0' })), ['a/z', 'b/a', 'b/aa', 'b/c', 'bb/x']);
+      assert.deepEqual(names(await f.cacher.list('/registry/pods/c/', { resourceVersion: '0' })), []);
+    } finally { await f.close(); }
+  });
+
+  test('get with resourceVersion 0 is served from the cache (NotFound if it lacks the key); plain get reads the store', async () => {
+    const f = await fixture();
+    try {
+      await f.cacher.create(key('a'), pod('a'));
+      await synced(f);
+      await f.under.guaranteedUpdate(key('a'), (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { v: '2' } } }));
+      const fromStore = await f.cacher.get(key('a'));
+      assert.equal(fromStore.metadata.labels?.['v'], '2');
+      const cached = await f.cacher.get(key('a'), { resourceVersion: '0' });
+      assert.ok(Object.isFrozen(cached), 'served from the cache');
+      await synced(f);
+      assert.equal((await f.cacher.get(key('a'), { resourceVersion: '0' })).metadata.labels?.['v'], '2');
+      await assert.rejects(f.cacher.get(key('missing'), { resourceVersion: '0' }), (err: unknown) => (err as { reason?: string }).reason === 'NotFound');
+    } finally { await f.close(); }
+  });
+
   test('consistentListFromCache: false reads every consistent list from the store', async () => {
     const f = await fixture({ consistentListFromCache: false });
     try {

@@ -13,7 +13,15 @@ export function generateName(base: string): string {
   return prefix + suffix;
 }
 
-/** RFC 3339 with second precision, as metav1.Time serializes. */
+let lastSecond = NaN;
+let lastFormatted = '';
+
+/** RFC 3339 with second precision, as metav1.Time serializes (the last second's string is reused). */
 export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const s = Math.floor(ms / 1000);
+  if (s !== lastSecond) {
+    lastFormatted = new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = s;
+  }
+  return lastFormatted;
 }

@@ -79,6 +79,10 @@ export interface DeleteResult { object: KubeObject; deleted: boolean }
 
 const GENERATE_NAME_ATTEMPTS = 8;
 
+function dropKeys(o: Record<string, unknown>, ...keys: string[]): void {
+  for (const k of keys) if (k in o) delete o[k];
+}
+
 export class Store {
   readonly strategy: RestStrategy;
   readonly resource: ResourceDescriptor;
@@ -191,12 +195,10 @@ export class Store {
       if (generated) m.name = generateName(m.generateName!);
       m.uid = randomUUID();
       m.creationTimestamp = formatTime(ctx.now.getTime());
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-      delete m.resourceVersion;
-      delete m['selfLink'];
-      if (this.tracksGeneration(obj)) m.generation = 1; else delete m.generation;
-      if (this.resource.namespaced) m.namespace = namespace; else delete m.namespace;
+      // Only delete what is there: a delete turns the object into a slow dictionary-mode one.
+      dropKeys(m, 'deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion', 'selfLink');
+      if (this.tracksGeneration(obj)) m.generation = 1; else dropKeys(m, 'generation');
+      if (this.resource.namespaced) m.namespace = namespace; else dropKeys(m, 'namespace');
       this.strategy.prepareForCreate?.(obj, ctx);
       this.validateOrThrow(obj, undefined);
       await runValidatingAdmission(this.admission, this.attrs('CREATE', rc, obj, undefined, ''));
