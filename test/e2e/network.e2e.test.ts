@@ -117,6 +117,8 @@ spec:
 describe('pod networking and Services on 2 nodes', { timeout: 600_000 }, () => {
   let web: ReturnType<typeof serviceOf>;
   before(async () => {
+    // The namespace first: with ServiceAccount admission its pods wait for the `default` ServiceAccount (lib/cluster.ts).
+    kubectlOk(['create', 'namespace', ns]);
     kubectlOk(['apply', '-f', '-'], { input: manifest(4) });
     await waitFor(() => pods('app=web,!role').filter((p) => p.ready).length === 4 && pods('role=unready').every((p) => p.ip) && pods('app=web').length === 5,
       { timeoutMs: 180_000, what: '4 ready web pods and the unready one' }).catch((err: unknown) => {
