@@ -51,11 +51,10 @@ function exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterab
       try {
         for await (const chunk of stdin!) {
           if (closed) break;
-          if (!sink.write(chunk) && !closed) {
-            await new Promise<void>((r) => { wake = r; sink.once('drain', r); });
-            sink.removeListener('drain', wake!);
-            wake = undefined;
-          }
+          // Not waiting for 'drain': the producer renders ahead while the pipe empties (the whole
+          // input is a few MB at most); one turn of the event loop lets libuv write what fits.
+          if (!sink.write(chunk)) await new Promise<void>((r) => { wake = r; setImmediate(r); });
+          wake = undefined;
         }
         sink.end();
       } catch (e) {

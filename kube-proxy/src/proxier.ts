@@ -244,7 +244,7 @@ export class Proxier {
       for (const k of keys) {
         this.renderService(k);
         for (const pk of this.portsOf.get(k) ?? []) buf += portBlock(this.desired.get(pk)!);
-        if (buf.length > 256 * 1024) { parts.push(buf); yield buf; buf = ''; }
+        if (buf.length > 64 * 1024) { parts.push(buf); yield buf; buf = ''; }   // ~a pipe buffer: the restore never waits long
       }
       // Services sorted, each one's ports in servicePorts' order: that is program order.
       this.order = keys.flatMap((k) => this.portsOf.get(k) ?? []);
