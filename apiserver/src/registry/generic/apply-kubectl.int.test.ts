@@ -100,4 +100,15 @@ describe('kubectl apply --server-side conflicts', () => {
     await ok('apply', '--server-side', '--field-manager=ci', '--force-conflicts', '-f', file);
     assert.equal(await ok('get', 'configmap', 'owned', '-o', 'jsonpath={.data.level}'), '1');
   });
+
+  test('the first apply over an object made by kubectl create conflicts with "before-first-apply"', async () => {
+    await ok('create', 'configmap', 'pre', '--from-literal=level=1'); // a protobuf create
+    const file = join(dir, 'pre.yaml');
+    await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre\ndata:\n  level: "2"\n');
+    const r = await kubectl('apply', '--server-side', '-f', file);
+    assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "before-first-apply" using v1 at [0-9TZ:-]+: \.data\.level/);
+    await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre\ndata:\n  level: "1"\n  extra: "x"\n');
+    await ok('apply', '--server-side', '-f', file);
+    assert.equal(await ok('get', 'configmap', 'pre', '-o', 'jsonpath={.data.level} {.data.extra}'), '1 x');
+  });
 });

@@ -6,6 +6,8 @@ import { recordUpdate, serverSideApply, validatePatchOptions, type ManagedFields
 const NOW = '2026-01-01T00:00:00Z';
 const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data, ...extra }) as unknown as KubeObject;
+/** An object with nothing in it yet (so no "before-first-apply" owner). */
+const bare = (): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }) as unknown as KubeObject;
 const apply = (live: KubeObject, config: KubeObject, manager: string, force = false) =>
   serverSideApply(live, config, manager, 'v1', NOW, { force });
 const managers = (o: KubeObject) => ((o.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? [])
@@ -16,7 +18,7 @@ const conflictOf = (fn: () => unknown): ApiError => {
 };
 
 test('a field another Apply manager owns with a different value is a 409 with upstream message and causes', () => {
-  const live = apply(cm({}), cm({ a: '1', b: '1' }), 'mgr-a');
+  const live = apply(bare(), cm({ a: '1', b: '1' }), 'mgr-a');
   const err = conflictOf(() => apply(live, cm({ a: '2' }), 'mgr-b'));
   assert.equal(err.code, 409);
   assert.equal(err.reason, 'Conflict');
@@ -25,7 +27,7 @@ test('a field another Apply manager owns with a different value is a 409 with up
 });
 
 test('the same value shares ownership: the field stays while either manager applies it', () => {
-  let live = apply(cm({}), cm({ a: '1' }), 'mgr-a');
+  let live = apply(bare(), cm({ a: '1' }), 'mgr-a');
   live = apply(live, cm({ a: '1', c: '3' }), 'mgr-b');
   assert.deepEqual(managers(live), ['mgr-a:{"f:data":{"f:a":{}}}', 'mgr-b:{"f:data":{"f:a":{},"f:c":{}}}']);
   live = apply(live, cm({ x: '9' }), 'mgr-a'); // a drops a: b still owns it
@@ -35,7 +37,7 @@ test('the same value shares ownership: the field stays while either manager appl
 });
 
 test('force takes the conflicting fields over; a manager left with nothing is dropped', () => {
-  let live = apply(cm({}), cm({ a: '1', b: '1' }), 'mgr-a');
+  let live = apply(bare(), cm({ a: '1', b: '1' }), 'mgr-a');
   live = apply(live, cm({ a: '2' }), 'mgr-b', true);
   assert.deepEqual(live['data'], { a: '2', b: '1' });
   assert.deepEqual(managers(live), ['mgr-a:{"f:data":{"f:b":{}}}', 'mgr-b:{"f:data":{"f:a":{}}}']);
@@ -97,7 +99,7 @@ test('two managers keep their own list items; an item its only manager drops is 
 
 test('set-like lists (finalizers) are owned value by value', () => {
   const withFinalizers = (f: string[]) => cm({}, { metadata: { name: 'c', finalizers: f } });
-  let live = apply(cm({}), withFinalizers(['x/a']), 'a');
+  let live = apply(bare(), withFinalizers(['x/a']), 'a');
   live = apply(live, withFinalizers(['x/b']), 'b');
   assert.deepEqual([...live.metadata.finalizers!].sort(), ['x/a', 'x/b']);
   assert.deepEqual(managers(live)[1], 'b:{"f:data":{},"f:metadata":{"f:finalizers":{"v:\\"x/b\\"":{}}}}');
@@ -106,13 +108,13 @@ test('set-like lists (finalizers) are owned value by value', () => {
 });
 
 test('an empty map applied over fields others own changes nothing and does not conflict', () => {
-  const live = apply(cm({}), cm({ a: '1' }), 'a');
+  const live = apply(bare(), cm({ a: '1' }), 'a');
   const out = apply(live, cm({}), 'b');
   assert.deepEqual(out['data'], { a: '1' });
 });
 
 test('an update takes the fields it changed from Apply managers; the next apply conflicts with it', () => {
-  const live = apply(cm({}), cm({ a: '1', b: '1' }), 'ci');
+  const live = apply(bare(), cm({ a: '1', b: '1' }), 'ci');
   const edited = structuredClone(live);
   (edited['data'] as Record<string, string>)['a'] = '2';
   (edited['data'] as Record<string, string>)['c'] = '3';
@@ -132,7 +134,7 @@ test('an update takes the fields it changed from Apply managers; the next apply 
 
 test('updates of objects never applied, and no-op updates, record nothing', () => {
   assert.equal(recordUpdate(cm({ a: '1' }), cm({ a: '2' }), 'm', 'v1', NOW), undefined);
-  const live = apply(cm({}), cm({ a: '1' }), 'ci');
+  const live = apply(bare(), cm({ a: '1' }), 'ci');
   assert.equal(recordUpdate(live, structuredClone(live), 'm', 'v1', NOW), undefined);
 });
 
@@ -144,4 +146,15 @@ test('patch options: apply needs a fieldManager, force is for apply only (422 li
   assert.equal(missing.message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
   assert.equal(conflictOf(() => validatePatchOptions({ apply: false, fieldManager: 'm', force: 'false' })).message,
     'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+});
+
+test('the first apply to an object created otherwise conflicts with "before-first-apply" where it changes a value', () => {
+  const created = cm({ a: '1', b: '1' });
+  assert.equal(conflictOf(() => apply(created, cm({ a: '2' }), 'ci')).message,
+    'Apply failed with 1 conflict: conflict with "before-first-apply" using v1 at 2026-01-01T00:00:00Z: .data.a');
+  const shared = apply(created, cm({ a: '1', c: '3' }), 'ci');
+  assert.deepEqual(managers(shared), ['before-first-apply:{"f:data":{"f:a":{},"f:b":{}}}', 'ci:{"f:data":{"f:a":{},"f:c":{}}}']);
+  const forced = apply(created, cm({ a: '2' }), 'ci', true);
+  assert.deepEqual(forced['data'], { a: '2', b: '1' });
+  assert.deepEqual(managers(forced), ['before-first-apply:{"f:data":{"f:b":{}}}', 'ci:{"f:data":{"f:a":{}}}']);
 });

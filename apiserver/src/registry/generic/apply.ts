@@ -8,7 +8,8 @@
  * field; lists with a merge key (containers by name, env by name, ports…: the kind's patch
  * schema) item by item (`k:{"name":"app"}`), set-like lists (finalizers) by value (`v:"x"`),
  * other lists are atomic. Non-apply writes of an applied object record their manager as an
- * Update entry owning what they changed (recordUpdate), so applies conflict with them too.
+ * Update entry owning what they changed (recordUpdate), so applies conflict with them too; the
+ * fields of an object applied for the first time belong to "before-first-apply".
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, applyStrategicMergePatch, field, invalidError, lookupKind, patchSchemaFor, type FieldError, type KubeObject, type PatchMeta, type PatchSchema, type StatusCause } from '@mk8s/api';
@@ -165,6 +166,9 @@ export function validatePatchOptions(o: { apply: boolean; fieldManager: string |
   if (errs.length > 0) throw invalidError({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', errs);
 }
 
+/** upstream's owner of the fields an object had when it was first applied. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
+
 /** Options of one apply request. */
 export interface ApplyOptions {
   /** `?force=true`: take over conflicting fields from their managers instead of failing. @default false */
@@ -183,7 +187,13 @@ export interface ApplyConflict {
  * unless opts.force. Pure; safe to re-run on a newer live object.
  */
 export function serverSideApply(live: KubeObject, config: KubeObject, manager: string, apiVersion: string, now: string, opts: ApplyOptions = {}): KubeObject {
-  const managed = ((live.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? []);
+  let managed = ((live.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? []);
+  // An object nobody applied yet: what it holds belongs to upstream's "before-first-apply"
+  // manager, so the first apply conflicts where it would change an existing value.
+  if (managed.length === 0) {
+    const existing = appliedFields(live);
+    if (existing.length > 0) managed = [{ manager: BEFORE_FIRST_APPLY, operation: 'Update', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(existing) }];
+  }
   const isMine = (m: ManagedFieldsEntry) => m.manager === manager && m.operation === 'Apply' && !m.subresource;
   const previous = managed.find(isMine);
   let others = managed.filter((m) => !isMine(m));
@@ -259,6 +269,8 @@ export function recordUpdate(prev: KubeObject, next: KubeObject, manager: string
 
 const startsWith = (p: Path, prefix: Path) => prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
 
+const changesNothing = (v: unknown) => (isMap(v) && Object.keys(v).length === 0) || (Array.isArray(v) && v.length === 0);
+
 /** A keyed list item's own path (upstream's `.`): shared, never compared by value. */
 const isItemMarker = (p: Path) => p[p.length - 1]!.startsWith('k:');
 
@@ -272,16 +284,13 @@ export function findConflicts(live: KubeObject, config: KubeObject, applied: Pat
   for (const m of others) {
     for (const q of fromFieldsV1(m.fieldsV1)) {
       const hit = applied.some((p) => {
-        if (isItemMarker(p)) return false;
+        // A list item's marker, or an empty map/list applied as a leaf, changes no value.
+        if (isItemMarker(p) || changesNothing(valueAt(config, p))) return false;
         if (p.length === q.length) return startsWith(p, q) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
         // The applier sets a field inside one the other owns whole (a scalar or list it would replace).
         if (startsWith(p, q)) return !isMap(valueAt(live, q)) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p));
-        // The applier sets a whole value where the other owns a field inside (an empty map or list replaces nothing).
-        if (startsWith(q, p)) {
-          const mine = valueAt(config, p);
-          const empty = isMap(mine) ? Object.keys(mine).length === 0 : Array.isArray(mine) && mine.length === 0;
-          return !empty && !isDeepStrictEqual(valueAt(live, q), valueAt(config, q));
-        }
+        // The applier sets a whole value where the other owns a field inside.
+        if (startsWith(q, p)) return !isDeepStrictEqual(valueAt(live, q), valueAt(config, q));
         return false;
       });
       if (hit) out.push({ manager: m, path: q });
