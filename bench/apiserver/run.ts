@@ -28,6 +28,7 @@ const LIST_SIZE = Number(process.env['BENCH_LIST'] ?? 10_000);
 const WATCHERS = 100;
 const WATCH_EVENTS = Number(process.env['BENCH_WATCH_EVENTS'] ?? 200);
 const SINGLE_CREATES = Number(process.env['BENCH_SINGLE_CREATES'] ?? 300);
+const ROUNDS = 6;
 
 const podBody = (ns: string, name: string) => ({
   apiVersion: 'v1', kind: 'Pod',
@@ -59,21 +60,46 @@ async function main(): Promise<void> {
     const payload = (await raw.get('/registry/pods/bench-list/sample').buffer())!;
     await raw.delete().key('/registry/pods/bench-list/sample');
     const etcdPids = childPids('etcd');
-    const cpu0 = cpuSnapshot(etcdPids, api.pid);
-    const rawCreate = await runConcurrent(CREATES, IN_FLIGHT, async (i) => {
-      const key = `/bench/raw/pods/p-${i}`;
-      await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
-    });
-    const cpu1 = cpuSnapshot(etcdPids, api.pid);
-    const apiCreate = await runConcurrent(CREATES, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-create/pods', podBody('bench-create', `p-${i}`)); });
-    const cpu2 = cpuSnapshot(etcdPids, api.pid);
-    // 2b. One create at a time (upstream's API-call latency SLO measures single calls): the latency
-    // the apiserver adds to a request, without queueing behind 63 others.
-    const rawSingle = await runConcurrent(SINGLE_CREATES, 1, async (i) => {
-      const key = `/bench/raw/single/p-${i}`;
-      await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
-    });
-    const apiSingle = await runConcurrent(SINGLE_CREATES, 1, async (i) => { await post('/api/v1/namespaces/bench-create/pods', podBody('bench-create', `s-${i}`)); });
+    // Raw and apiserver phases alternate in ROUNDS slices (order flipped every round), so a load
+    // change on this shared machine hits both sides alike instead of one whole phase.
+    const rawCreate = { latMs: [] as number[], elapsedMs: 0 };
+    const apiCreate = { latMs: [] as number[], elapsedMs: 0 };
+    const rawSingle = { latMs: [] as number[] };
+    const apiSingle = { latMs: [] as number[] };
+    const cpuRaw = { self: 0, etcd: 0, api: 0 };
+    const cpuApi = { self: 0, etcd: 0, api: 0 };
+    const add = (to: typeof cpuRaw, a: typeof cpuRaw, b: typeof cpuRaw) => { to.self += b.self - a.self; to.etcd += b.etcd - a.etcd; to.api += b.api - a.api; };
+    const slice = Math.ceil(CREATES / ROUNDS);
+    const singleSlice = Math.ceil(SINGLE_CREATES / ROUNDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      const base = round * slice;
+      const n = Math.min(slice, CREATES - base);
+      const rawPhase = async () => {
+        const c0 = cpuSnapshot(etcdPids, api.pid);
+        const r = await runConcurrent(n, IN_FLIGHT, async (i) => {
+          const key = `/bench/raw/pods/p-${base + i}`;
+          await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
+        });
+        add(cpuRaw, c0, cpuSnapshot(etcdPids, api.pid));
+        rawCreate.latMs.push(...r.latMs); rawCreate.elapsedMs += r.elapsedMs;
+        // One create at a time (upstream's API-call latency SLO measures single calls): the latency
+        // a request pays, without queueing behind 63 others.
+        const one = await runConcurrent(singleSlice, 1, async (i) => {
+          const key = `/bench/raw/single/p-${round * singleSlice + i}`;
+          await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
+        });
+        rawSingle.latMs.push(...one.latMs);
+      };
+      const apiPhase = async () => {
+        const c0 = cpuSnapshot(etcdPids, api.pid);
+        const r = await runConcurrent(n, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-create/pods', podBody('bench-create', `p-${base + i}`)); });
+        add(cpuApi, c0, cpuSnapshot(etcdPids, api.pid));
+        apiCreate.latMs.push(...r.latMs); apiCreate.elapsedMs += r.elapsedMs;
+        const one = await runConcurrent(singleSlice, 1, async (i) => { await post('/api/v1/namespaces/bench-create/pods', podBody('bench-create', `s-${round * singleSlice + i}`)); });
+        apiSingle.latMs.push(...one.latMs);
+      };
+      if (round % 2 === 0) { await rawPhase(); await apiPhase(); } else { await apiPhase(); await rawPhase(); }
+    }
     const rawRate = CREATES / (rawCreate.elapsedMs / 1000);
     const apiRate = CREATES / (apiCreate.elapsedMs / 1000);
     const rawLat = summarize(rawCreate.latMs);
@@ -156,7 +182,7 @@ async function main(): Promise<void> {
     const rawWatch = summarize(rawDelays);
 
     const load1 = loadavg()[0]!;
-    printHeader(`bench/apiserver (${CREATES} creates, ${IN_FLIGHT} in flight; LIST ${LIST_SIZE}; ${WATCHERS} watchers × ${WATCH_EVENTS} events; `
+    printHeader(`bench/apiserver (${CREATES} creates, ${IN_FLIGHT} in flight, raw and apiserver alternating in ${ROUNDS} rounds; LIST ${LIST_SIZE}; ${WATCHERS} watchers × ${WATCH_EVENTS} events; `
       + `apiserver ${process.env['BENCH_INPROC'] ? 'in the bench process' : 'in its own process'}; load average ${fmt(load0, 1)} → ${fmt(load1, 1)})`);
     printRow('creates/s (64 in flight)', fmt(apiRate, 0), fmt(rawRate, 0), fmt(apiRate / rawRate), '≥ 0.8');
     printRow('create latency p50, 1 in flight (ms)', fmt(apiOne.p50), fmt(rawOne.p50), `${delta(apiOne.p50 - rawOne.p50)}ms`, '≤ +2 ms');
@@ -164,10 +190,10 @@ async function main(): Promise<void> {
     printRow('create latency p50, 64 in flight (ms)', fmt(apiLat.p50), fmt(rawLat.p50), `${delta(apiLat.p50 - rawLat.p50)}ms`, '(reported: 64 ÷ creates/s)');
     printRow('create latency p99, 64 in flight (ms)', fmt(apiLat.p99), fmt(rawLat.p99), fmt(apiLat.p99 / rawLat.p99), '(reported)');
     // CPU time per create (ms), by process: what each layer costs, much less sensitive to load than wall time.
-    const per = (a: number, b: number) => fmt((b - a) / CREATES, 3);
-    if (api.pid !== undefined) printRow('  CPU/create: apiserver process (ms)', per(cpu1.api, cpu2.api), '-', '', '(diagnostic)');
-    printRow('  CPU/create: bench client (ms)', per(cpu1.self, cpu2.self), per(cpu0.self, cpu1.self), '', '(diagnostic)');
-    printRow('  CPU/create: 3 etcd members (ms)', per(cpu1.etcd, cpu2.etcd), per(cpu0.etcd, cpu1.etcd), '', '(diagnostic)');
+    const per = (ms: number) => fmt(ms / CREATES, 3);
+    if (api.pid !== undefined) printRow('  CPU/create: apiserver process (ms)', per(cpuApi.api), '-', '', '(diagnostic)');
+    printRow('  CPU/create: bench client (ms)', per(cpuApi.self), per(cpuRaw.self), '', '(diagnostic)');
+    printRow('  CPU/create: 3 etcd members (ms)', per(cpuApi.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
     printRow(`LIST ${LIST_SIZE} pods (ms, p50 of 5)`, fmt(listMs), fmt(rangeMs), fmt(listMs / rangeMs), '≤ 1×');
     printRow('watch delivery p99 (ms)', fmt(apiWatch.p99), fmt(rawWatch.p99), fmt(apiWatch.p99 / rawWatch.p99), '≤ 2×');
   } finally {
