@@ -37,7 +37,8 @@ export function startProcess(spec: ProcessSpec, dirs: { run: string; logs: strin
   const log = openSync(join(dirs.logs, `${spec.name}.log`), 'a');
   let [cmd, args] = spec.netns ? ['ip', ['netns', 'exec', spec.netns, spec.command, ...spec.args]] : [spec.command, spec.args];
   if (spec.restart) {
-    args = ['-c', 'while :; do "$@"; echo "mk8s: $0 exited ($?), restarting in 1s" >&2; sleep 1; done', spec.name, cmd, ...args];
+    // The shell outlives its child on SIGTERM (trap: wait for it), so a stop that waits for the pid waits for the component.
+    args = ['-c', 'trap \'kill $c 2>/dev/null; wait $c; exit 0\' TERM INT; while :; do "$@" & c=$!; wait $c; echo "mk8s: $0 exited ($?), restarting in 1s" >&2; sleep 1; done', spec.name, cmd, ...args];
     cmd = 'sh';
   }
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...spec.env } });
