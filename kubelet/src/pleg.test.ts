@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FakeRuntimeService } from '@mk8s/proto/testing';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { silentLogger } from '@mk8s/component-base';
-import { GenericPleg, generateEvents, type PlegState } from './pleg.js';
+import { GenericPleg, eventState, generateEvents, type PlegState } from './pleg.js';
 
 const states: PlegState[] = ['running', 'exited', 'unknown', 'non-existent'];
 const want: Record<string, string[]> = {
@@ -12,6 +12,13 @@ const want: Record<string, string[]> = {
   'unknown>running': ['ContainerStarted'], 'unknown>exited': ['ContainerDied'], 'unknown>non-existent': ['ContainerDied', 'ContainerRemoved'],
   'non-existent>running': ['ContainerStarted'], 'non-existent>exited': ['ContainerDied'], 'non-existent>unknown': ['ContainerChanged'],
 };
+test('eventState: the last event of a transition names the state it ends in (the kubelet drops echoes of its own sync)', () => {
+  for (const from of states) for (const to of states) {
+    const evs = generateEvents('u', 'c', from, to);
+    if (evs.length) assert.equal(eventState(evs[evs.length - 1]!.type), to, `${from} → ${to}`);
+  }
+});
+
 for (const from of states) for (const to of states) {
   test(`generateEvents ${from} → ${to}`, () => {
     assert.deepEqual(generateEvents('u', 'c', from, to).map((e) => e.type), want[`${from}>${to}`] ?? []);
