@@ -92,11 +92,17 @@ async function startScheduler(kubeconfigPath: string, name: string): Promise<{ p
   return { proc, metricsUrl: `http://127.0.0.1:${port}/metrics` };
 }
 
-/** scheduler_schedule_attempts_total by result, from the scheduler's /metrics. */
+/**
+ * scheduler_schedule_attempts_total by result, from the scheduler's /metrics, plus the successful
+ * binds' summed latency (bindSeconds) and count (binds).
+ */
 async function attempts(metricsUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(metricsUrl)).text();
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^scheduler_schedule_attempts_total\{result="(\w+)"[^}]*\} (\d+)/gm)) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  for (const m of text.matchAll(/^scheduler_schedule_attempts_total\{[^}]*?result="(\w+)"[^}]*\} (\d+)/gm)) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  const sum = /^scheduler_binding_duration_seconds_sum\{[^}]*result="success"[^}]*\} ([\d.e+-]+)/m.exec(text);
+  const count = /^scheduler_binding_duration_seconds_count\{[^}]*result="success"[^}]*\} (\d+)/m.exec(text);
+  if (sum && count) { out['bindSeconds'] = Number(sum[1]); out['binds'] = Number(count[1]); }
   return out;
 }
 
@@ -106,7 +112,7 @@ const pod = (ns: string, name: string, extra: { labels?: Record<string, string>;
   spec: { containers: [{ name: 'c', image: 'mk8s/pause:3.9', resources: { requests: { cpu: '100m', memory: '128Mi' } } }], ...extra.spec },
 });
 
-interface Result { name: string; pods: number; seconds: number; floor: number; schedCpu: number; apiCpu: number; load: string }
+interface Result { name: string; pods: number; seconds: number; floor: number; schedCpu: number; apiCpu: number; load: string; inFlight: number }
 
 async function main(): Promise<void> {
   const etcd = await startEtcdCluster({ members: 3 });
@@ -156,7 +162,8 @@ async function main(): Promise<void> {
       const sched0 = cpuSeconds(s.proc.pid);
       const api0 = cpuSeconds(api.proc.pid);
       // Pods of earlier scenarios are bound already; the counter counts this scenario's pods only.
-      const base = (await attempts(s.metricsUrl))['scheduled'] ?? 0;
+      const first = await attempts(s.metricsUrl);
+      const base = first['scheduled'] ?? 0;
       const deadline = Date.now() + 600_000;
       let last: Record<string, number> = {};
       while (Date.now() < deadline) {
@@ -172,10 +179,12 @@ async function main(): Promise<void> {
       const schedCpu = cpuSeconds(s.proc.pid) - sched0;
       const apiCpu = cpuSeconds(api.proc.pid) - api0;
       const bound = last['scheduled'] ?? 0;
+      // Little's law: binds in flight on average = bind rate × mean bind latency (the cap is 64).
+      const inFlight = ((last['bindSeconds'] ?? 0) - (first['bindSeconds'] ?? 0)) / seconds;
       await stop(s.proc);
       sched = undefined;
       // Pods already scheduled when the first poll answered did not count toward the elapsed time.
-      results.push({ name, pods: bound - base, seconds, floor, schedCpu, apiCpu, load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0]! });
+      results.push({ name, pods: bound - base, seconds, floor, schedCpu, apiCpu, inFlight, load: readFileSync('/proc/loadavg', 'utf8').split(' ')[0]! });
       if (process.env['BENCH_VERBOSE']) {
         console.error(`${name}: ${fmt(seconds)} s wall for ${bound - base} pods; CPU scheduler ${fmt(schedCpu)} s, apiserver ${fmt(apiCpu)} s; floor ${fmt(floor, 0)} binds/s; attempts ${JSON.stringify(last)}`);
       }
@@ -201,7 +210,7 @@ async function main(): Promise<void> {
       printRow(`${r.name}: ${r.pods} pods (pods/s)`, fmt(rate, 0), fmt(r.floor, 0), fmt(rate / r.floor), r.name === 'basic' ? '≥ 300 pods/s, ≥ 0.8' : 'report');
     }
     for (const r of results) {
-      console.log(`  ${r.name}: ${fmt(r.seconds)} s wall; CPU busy: scheduler ${fmt(r.schedCpu)} s (${fmt((100 * r.schedCpu) / r.seconds, 0)} %), apiserver ${fmt(r.apiCpu)} s (${fmt((100 * r.apiCpu) / r.seconds, 0)} %); load average ${r.load}`);
+      console.log(`  ${r.name}: ${fmt(r.seconds)} s wall; CPU busy: scheduler ${fmt(r.schedCpu)} s (${fmt((100 * r.schedCpu) / r.seconds, 0)} %), apiserver ${fmt(r.apiCpu)} s (${fmt((100 * r.apiCpu) / r.seconds, 0)} %); binds in flight ${fmt(r.inFlight, 1)} on average (cap 64); load average ${r.load}`);
     }
     const [l1, l5] = readFileSync('/proc/loadavg', 'utf8').split(' ');
     console.log(`  load average at the end: ${l1} (1 min), ${l5} (5 min)`);
