@@ -45,7 +45,7 @@ export interface SchedulerOptions {
   podMaxBackoffMs?: number;
   /**
    * Binds in flight at once. Scheduling goes on meanwhile (pods are assumed); the bound keeps a
-   * burst of thousands of binds from opening thousands of connections. @default 64
+   * burst of thousands of binds from opening thousands of connections. @default 256
    */
   maxConcurrentBinds?: number;
 }
@@ -83,7 +83,7 @@ export class Scheduler {
     this.log = o.logger ?? silentLogger();
     this.metrics = o.metrics ?? noopMetrics;
     this.rand = o.rand ?? Math.random;
-    this.binds = new Semaphore(o.maxConcurrentBinds ?? 64);
+    this.binds = new Semaphore(o.maxConcurrentBinds ?? 256);
     this.cache = new SchedulerCache({ clock: this.clock });
     let queue: SchedulingQueue | undefined;
     this.framework = new Framework({
