@@ -4,11 +4,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApiServer, type TestApiServer } from './testing/index.js';
+import { startTestApiServer, type TestApiServer, kubectlRunner } from './testing/index.js';
 
 const DEPLOYMENT = (image: string) => `apiVersion: apps/v1
 kind: Deployment
@@ -41,16 +41,7 @@ describe('kubectl against the apiserver', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const kubectl = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('kubectl', ['--kubeconfig', srv.kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-  const ok = async (...args: string[]) => {
-    const r = await kubectl(...args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const { kubectl, ok } = kubectlRunner({ kubeconfig: () => srv.kubeconfigPath, cacheDir: () => join(dir, 'cache') });
 
   test('get on an empty namespace', async () => {
     const r = await kubectl('get', 'pods');

@@ -3,14 +3,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
-import { startTestApiServer, type TestApiServer } from './testing/index.js';
+import { startTestApiServer, type TestApiServer, kubectlRunner } from './testing/index.js';
 
 describe('kubelet proxy (logs, exec)', () => {
   let srv: TestApiServer;
@@ -55,11 +54,7 @@ describe('kubelet proxy (logs, exec)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const kubectl = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('kubectl', ['--kubeconfig', srv.kubeconfigPath, '--cache-dir', join(dir, 'cache'), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+  const { kubectl } = kubectlRunner({ kubeconfig: () => srv.kubeconfigPath, cacheDir: () => join(dir, 'cache') });
 
   test('kubectl logs streams the kubelet container log', async () => {
     const r = await kubectl('logs', 'web', '--tail=5');

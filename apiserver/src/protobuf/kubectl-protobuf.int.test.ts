@@ -5,12 +5,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensurePki } from '@mk8s/component-base/pki';
-import { kubeconfig, startTestApiServer, type TestApiServer } from '../testing/index.js';
+import { kubeconfig, startTestApiServer, type TestApiServer, kubectlRunner } from '../testing/index.js';
 
 describe('kubectl protobuf verbs', () => {
   let srv: TestApiServer;
@@ -34,16 +33,7 @@ describe('kubectl protobuf verbs', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const kubectl = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('kubectl', ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-  const ok = async (...args: string[]) => {
-    const r = await kubectl(...args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const { kubectl, ok } = kubectlRunner({ kubeconfig: () => join(dir, 'kubeconfig'), cacheDir: () => join(dir, 'cache') });
   const json = async (...args: string[]) => JSON.parse(await ok('get', ...args, '-o', 'json')) as Record<string, any>;
 
   test('create namespace', async () => {

@@ -5,27 +5,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { realClock } from '@mk8s/component-base';
-import { startTestApiServer, type TestApiServer } from '../../testing/index.js';
+import { kubectlRunner, startTestApiServer, type TestApiServer } from '../../testing/index.js';
 import { ServiceAccountTokenIssuer } from '../../auth/service-account.js';
 
 describe('kubectl with ServiceAccount and PodSecurity admission', () => {
   let srv: TestApiServer;
   const cache = mkdtempSync(join(tmpdir(), 'mk8s-kubectl-cache-'));
   // Asynchronous: the apiserver runs in this process and must keep serving while kubectl waits.
-  const kubectl = (args: string[], input?: string) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('kubectl', ['--kubeconfig', srv.kubeconfigPath, '--cache-dir', cache, ...args], { timeout: 60_000 });
-    let stdout = ''; let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
+  const { run: kubectl } = kubectlRunner({ kubeconfig: () => srv.kubeconfigPath, cacheDir: cache });
   before(async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     srv = await startTestApiServer({
