@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createClientset } from '@mk8s/client';
-import { Namespaces, Nodes, Pods, type KubeObject } from '@mk8s/api';
+import { Namespaces, Nodes, Pods, ServiceAccounts, type KubeObject } from '@mk8s/api';
 import { fmt, printHeader, printRow, summarize } from '../lib.js';
 
 const exec = promisify(execFile);
@@ -97,6 +97,13 @@ async function main(): Promise<void> {
   const node = nodes.items[0]?.metadata.name;
   if (!node) throw new Error('no node registered: is the cluster up?');
   await client.resource<KubeObject>(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  // ServiceAccount admission refuses pods until the serviceaccount controller has made `default`
+  // (as in Kubernetes); wait for it so the first burst measures startup, not that race.
+  for (const deadline = Date.now() + 60_000; ;) {
+    if (await client.resource<KubeObject>(ServiceAccounts, ns).get('default').then(() => true, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`no default ServiceAccount in ${ns} after 60 s: is the controller-manager running?`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   try {
     printHeader(`Pod startup on ${node} (apply → Running; floor = docker create+start of pause + app)`);
     // Warm up both paths once (image cache, first CNI call).
