@@ -7,6 +7,7 @@ import { take } from '../testing/storage-conformance.js';
 import { Etcd3Storage } from './etcd3-storage.js';
 import { Cacher } from './cacher.js';
 import type { StorageEvent } from './interfaces.js';
+import { realClock, type Clock } from '@mk8s/component-base';
 
 let etcd: EtcdCluster;
 before(async () => { etcd = await startEtcdCluster({ members: 3 }); });
@@ -135,8 +136,12 @@ describe('Cacher on etcd', () => {
 
   test('when etcd compacted past the cache while its watch was down, the cache relists and watchers get Expired', async () => {
     await waitFor(async () => sum(await etcdWatchers()) === 0, 'earlier watchers to go away');
-    // A long reconnect backoff leaves a window to write and compact while the watch is down.
-    const storage = new Etcd3Storage({ endpoints: etcd.endpoints, watchBackoffMs: [3_000, 3_000] });
+    // The watch's reconnect sleeps are held on a gate, so the writes and the compaction land while
+    // the watch is down however slow the machine is (a fixed long backoff raced them under CI load).
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const clock: Clock = { ...realClock, sleep: async (ms, signal) => { await gate; await realClock.sleep(ms, signal); } };
+    const storage = new Etcd3Storage({ endpoints: etcd.endpoints, watchBackoffMs: [50, 500], clock });
     const writer = new Etcd3Storage({ endpoints: etcd.endpoints });
     const cacher = new Cacher({ storage, progressIntervalMs: 0, retryBackoffMs: [50, 500] });
     const ctl = new AbortController();
@@ -150,12 +155,15 @@ describe('Cacher on etcd', () => {
       await waitFor(async () => sum(await etcdWatchers()) === 1, 'the cache watch to register');
       killed = (await etcdWatchers()).findIndex((c) => c === 1);
       await etcd.kill(killed);
+      await waitFor(() => storage.stats.watchReconnects >= 1, 'the cache watch to notice its member is gone');
       for (let i = 0; i < 3; i++) await createRetrying(writer, `/registry/pods/${ns}/p${i}`, pod(`p${i}`, ns));
       await writer.compact(await writer.currentResourceVersion());
+      release();
       await assert.rejects(take(w, 10, 60_000), isResourceExpired);
       const fresh = cacher.watch(`/registry/pods/${ns}/`, { signal: ctl.signal });
       assert.deepEqual((await take(fresh, 4, 60_000)).map(describeEv).sort(), ['ADDED before', 'ADDED p0', 'ADDED p1', 'ADDED p2']);
     } finally {
+      release();
       ctl.abort();
       await cacher.close();
       await writer.close();
