@@ -142,6 +142,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       // Gone from the API (deleted, force-deleted, or never ours): remove everything it left.
       probes.remove(uid);
       await syncer.cleanupPod(uid);
+      tokens.forget(uid);
       statuses.forget(uid);
       seen.delete(uid);
       touched.delete(uid);

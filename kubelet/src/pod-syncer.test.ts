@@ -27,9 +27,10 @@ function fixture(o: { configMaps?: Record<string, ConfigMap> } = {}) {
   const probes = new ProbeManager({ prober, clock, logger: silentLogger(), onChange: (u) => changed.push(u), onFailure: (pod, _c, kind, out) => recorder.event(pod, 'Warning', 'Unhealthy', `${kind} probe failed: ${out}`) });
   const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
   roots.push(rootDir);
+  const configMapReads: string[] = [];
   const newSyncer = () => new PodSyncer({
     runtime, images, recorder, probes, prober, clock, logger: silentLogger(), nodeName: 'node-1', nodeIP: () => '10.240.0.11', rootDir,
-    configs: { configMap: async (_ns, n) => o.configMaps?.[n], secret: async () => undefined },
+    configs: { configMap: async (_ns, n) => { configMapReads.push(n); return o.configMaps?.[n]; }, secret: async () => undefined },
   });
   const syncer = newSyncer();
   let last: PodStatus | undefined;
@@ -44,7 +45,7 @@ function fixture(o: { configMaps?: Record<string, ConfigMap> } = {}) {
     return { result, status: last, rt };
   };
   const running = () => [...runtime.containers.values()].filter((c) => c.state === 'CONTAINER_RUNNING' && c.config.metadata.name !== 'POD');
-  return { clock, runtime, images, recorder, prober, probes, syncer, newSyncer, sync, running, rootDir, changed };
+  return { clock, runtime, images, recorder, prober, probes, syncer, newSyncer, sync, running, rootDir, changed, configMapReads };
 }
 
 const flush = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); };
@@ -72,6 +73,28 @@ test('starts the sandbox, then the container; status Running with the pod IP', a
   const before = f.runtime.called.length;
   await f.sync(pod());
   assert.equal(f.runtime.called.slice(before).filter((m) => m === 'createContainer' || m === 'runPodSandbox').length, 0);
+});
+
+test('a new pod: image presence is asked while the sandbox starts, volumes are read once', async () => {
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } } });
+  const asked: boolean[] = [];
+  const imageStatus = f.images.imageStatus.bind(f.images);
+  f.images.imageStatus = (spec) => { asked.push(f.runtime.called.includes('podSandboxStatus')); return imageStatus(spec); };
+  const { status } = await f.sync(pod({
+    volumes: [{ name: 'cfg', configMap: { name: 'cm' } }],
+    containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }],
+  }));
+  assert.equal(status.phase, 'Running');
+  assert.deepEqual(asked, [false], 'one imageStatus, made before the sandbox was read back');
+  assert.deepEqual(f.configMapReads, ['cm'], 'the volume set up before the sandbox is not set up again in the same sync');
+  assert.ok(f.recorder.events.includes('Normal Pulled Container image "busybox:1.36" already present on machine'));
+  // Later syncs refresh the volume (ConfigMap changes reach the files) and ask for images only to start one.
+  await f.sync(pod({
+    volumes: [{ name: 'cfg', configMap: { name: 'cm' } }],
+    containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }],
+  }));
+  assert.deepEqual(f.configMapReads, ['cm', 'cm']);
+  assert.equal(asked.length, 1);
 });
 
 test('a crashing container restarts, then waits in CrashLoopBackOff with a doubling delay', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pod, Volume } from '@mk8s/api';
 import type { ConfigSource } from './env.js';
-import { ServiceAccountTokenManager, setupVolume, VolumeError } from './volumes.js';
+import { ServiceAccountTokenManager, setupVolume, setupVolumes, VolumeError } from './volumes.js';
 
 const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team', uid: 'u1' }, spec: { serviceAccountName: 'robot', containers: [] } };
 
@@ -58,4 +58,34 @@ test('projected volume: token, ca.crt from the ConfigMap and the namespace from 
 
   const failing: ConfigSource = { ...src, serviceAccountToken: async () => { throw new Error('serviceaccounts "robot" not found'); } };
   await assert.rejects(setupVolume(root, pod, v, failing), (err: Error) => err instanceof VolumeError && err.message === 'failed to fetch token: serviceaccounts "robot" not found');
+});
+
+test('projected sources are fetched together; a failure names the first failing volume in spec order', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'mk8s-volumes-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  // The token answers only once the ConfigMap was asked for: fetched one after the other, this would never settle.
+  let cmAsked!: () => void;
+  const cmSeen = new Promise<void>((r) => { cmAsked = r; });
+  const src: ConfigSource = {
+    configMap: async (_ns, name) => { cmAsked(); return name === 'ca' ? { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { 'ca.crt': 'PEM' } } : undefined; },
+    secret: async () => undefined,
+    serviceAccountToken: async () => { await cmSeen; return 'jwt'; },
+  };
+  const projected: Volume = { name: 'api', projected: { sources: [
+    { serviceAccountToken: { path: 'token' } },
+    { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+  ] } };
+  const paths = await setupVolumes(root, { ...pod, spec: { containers: [], volumes: [projected] } }, src);
+  assert.equal(await readFile(join(paths.get('api')!, 'token'), 'utf8'), 'jwt');
+  assert.equal(await readFile(join(paths.get('api')!, 'ca.crt'), 'utf8'), 'PEM');
+
+  // The second volume fails first in time; the error is still the first volume's.
+  let secondFailed!: () => void;
+  const second = new Promise<void>((r) => { secondFailed = r; });
+  const slow: ConfigSource = {
+    configMap: async (_ns, name) => { if (name === 'b') { secondFailed(); return undefined; } await second; return undefined; },
+    secret: async () => undefined,
+  };
+  const vols: Volume[] = [{ name: 'va', configMap: { name: 'a' } }, { name: 'vb', configMap: { name: 'b' } }];
+  await assert.rejects(setupVolumes(root, { ...pod, spec: { containers: [], volumes: vols } }, slow), (err: Error) => err instanceof VolumeError && err.message === 'configmap "a" not found');
 });

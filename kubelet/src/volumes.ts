@@ -118,19 +118,21 @@ export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: Con
   if (v.projected) {
     const dir = join(base, 'kubernetes.io~projected', v.name);
     const mode = v.projected.defaultMode ?? 0o644;
-    const files = new Map<string, { data: Buffer; mode: number }>();
-    for (const s of v.projected.sources ?? []) {
+    // The sources' API reads (TokenRequest, ConfigMap, Secret) go out together: on a pod's first
+    // sync they are the wait before its sandbox. Files are merged in source order, as before.
+    const parts = await settledInOrder((v.projected.sources ?? []).map(async (s): Promise<Map<string, { data: Buffer; mode: number }>> => {
       if (s.configMap) {
         const data = await configMapData(src, ns, s.configMap.name ?? '');
         if (!data && !s.configMap.optional) throw new VolumeError(`configmap "${s.configMap.name}" not found`);
-        for (const [k, f] of pick(data ?? new Map(), s.configMap.items, mode, s.configMap.name ?? '', !!s.configMap.optional)) files.set(k, f);
-      } else if (s.secret) {
+        return pick(data ?? new Map(), s.configMap.items, mode, s.configMap.name ?? '', !!s.configMap.optional);
+      }
+      if (s.secret) {
         const data = await secretData(src, ns, s.secret.name ?? '');
         if (!data && !s.secret.optional) throw new VolumeError(`secret "${s.secret.name}" not found`);
-        for (const [k, f] of pick(data ?? new Map(), s.secret.items, mode, s.secret.name ?? '', !!s.secret.optional)) files.set(k, f);
-      } else if (s.downwardAPI) {
-        for (const [k, f] of downwardFiles(pod, s.downwardAPI.items ?? [], mode)) files.set(k, f);
-      } else if (s.serviceAccountToken) {
+        return pick(data ?? new Map(), s.secret.items, mode, s.secret.name ?? '', !!s.secret.optional);
+      }
+      if (s.downwardAPI) return downwardFiles(pod, s.downwardAPI.items ?? [], mode);
+      if (s.serviceAccountToken) {
         const p = s.serviceAccountToken;
         let token = '';
         if (src.serviceAccountToken) {
@@ -140,9 +142,12 @@ export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: Con
             throw new VolumeError(`failed to fetch token: ${(err as Error).message}`);
           }
         }
-        files.set(p.path, { data: Buffer.from(token), mode });
+        return new Map([[p.path, { data: Buffer.from(token), mode }]]);
       }
-    }
+      return new Map();
+    }));
+    const files = new Map<string, { data: Buffer; mode: number }>();
+    for (const part of parts) for (const [k, f] of part) files.set(k, f);
     await writeFiles(dir, files);
     return dir;
   }
@@ -208,11 +213,25 @@ function requiresRefresh(t: { iatMs: number; expMs: number }, now: number): bool
   return now >= t.iatMs + 0.8 * (t.expMs - t.iatMs) || now - t.iatMs > MAX_TOKEN_AGE_MS;
 }
 
-/** setupVolumes prepares every volume of pod; returns name → host path. */
+/**
+ * settledInOrder awaits every promise; when some reject it throws the first rejection in list
+ * order (not in time order), so the error a user sees does not depend on which call was slower.
+ */
+async function settledInOrder<T>(ps: Promise<T>[]): Promise<T[]> {
+  const rs = await Promise.allSettled(ps);
+  const failed = rs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return rs.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+/**
+ * setupVolumes prepares every volume of pod, all at once (each one's API reads overlap the
+ * others'); returns name → host path. A failure reports the first failing volume in spec order.
+ */
 export async function setupVolumes(rootDir: string, pod: Pod, src: ConfigSource): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const v of pod.spec?.volumes ?? []) out.set(v.name, await setupVolume(rootDir, pod, v, src));
-  return out;
+  const vols = pod.spec?.volumes ?? [];
+  const paths = await settledInOrder(vols.map((v) => setupVolume(rootDir, pod, v, src)));
+  return new Map(vols.map((v, i) => [v.name, paths[i]!]));
 }
 
 /** containerMounts maps a container's volumeMounts to CRI mounts (subPath inside the volume dir). */
