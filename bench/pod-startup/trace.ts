@@ -8,11 +8,14 @@
  *
  * Run: node --conditions=@mk8s/source --import tsx bench/pod-startup/trace.ts   (root, dockerd)
  * TRACE_PODS=N (default 3): pods traced one after the other (after a warm-up pod).
+ * TRACE_CNI=mk8s: the cluster's network (mk8s-bridge in the shim's process, as `cluster up` sets it
+ * up) instead of the test shim's default (Debian's bridge + host-local binaries).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { writeConflist } from '@mk8s/cni';
 import Docker from 'dockerode';
 import { startTestApiServer } from '@mk8s/apiserver/testing';
 import { ServiceAccountTokenIssuer } from '@mk8s/apiserver';
@@ -77,7 +80,9 @@ async function main(): Promise<void> {
     enableAdmissionPlugins: ['ServiceAccount'],
     serviceAccountTokenIssuer: new ServiceAccountTokenIssuer({ privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, clock: realClock }),
   });
-  const shim = await startTestShim();
+  const mk8sCni = process.env['TRACE_CNI'] === 'mk8s';
+  const shim = await startTestShim(mk8sCni ? { extraArgs: ['--cni-bin-dir', `${join(import.meta.dirname, '..', '..', 'cni', 'bin')}:/usr/lib/cni`] } : {});
+  if (mk8sCni) await writeConflist(join(dirname(shim.socketPath), 'net.d'), { podCidr: shim.podCidr, dataDir: join(dirname(shim.socketPath), 'mk8s-ipam') });
   const rootDir = mkdtempSync(join(tmpdir(), 'mk8s-trace-'));
   const ac = new AbortController();
   let running: Promise<void> | undefined;
