@@ -13,6 +13,7 @@ export * from './token-bucket.js';
 export * from './watch-decoder.js';
 export * from './shared-informer.js';
 export * from './leader-election.js';
+export * from './leader-elected-component.js';
 export * from './event-recorder.js';
 export * from './worker-metrics.js';
 export * from './exec.js';

@@ -5,11 +5,11 @@
  * error (upstream exits so that a restart begins from clean state). /healthz, /readyz and
  * /metrics (workqueue depth, reconcile latency and errors per controller) on healthPort.
  */
-import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
-import { createClientset, createEventRecorder, newInformerFactory, newWorkerMetrics, runLeaderElection, type Clientset, type EventRecorderWithFlush } from '@mk8s/client';
-import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import {
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newWorkerMetrics,
+  type Clientset, type EventRecorderWithFlush, type LeaderElectedComponent, type LeaderElectionConfig,
+} from '@mk8s/client';
+import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { Controller, ControllerContext } from './controller.js';
 import { DeploymentController } from './controllers/deployment/deployment.js';
 import { EndpointsController } from './controllers/endpoints/endpoints.js';
@@ -34,7 +34,7 @@ export interface ControllerManagerConfig {
   leaderElect?: boolean;
   /** Lease holder identity. @default `${hostname}_${uuid}` */
   identity?: string;
-  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number; namespace?: string; name?: string };
+  leaderElection?: LeaderElectionConfig;
   /** Which controllers run, as upstream's --controllers: '*' (all), 'name', '-name'. @default ['*'] */
   controllers?: readonly string[];
   /** Node lifecycle: no heartbeat/lease renewal for this long → Unknown. @default 50_000 */
@@ -65,11 +65,7 @@ export interface ControllerManagerConfig {
   clock?: Clock;
 }
 
-export interface ControllerManagerComponent extends Component {
-  /** The port /healthz listens on once serving (-1 when not serving). */
-  readonly healthPort: Promise<number>;
-  /** True while this instance holds the lease (or runs without leader election). */
-  isLeader(): boolean;
+export interface ControllerManagerComponent extends LeaderElectedComponent {
   /** The controllers built (for tests and benchmarks). */
   readonly controllers: ReadonlyMap<string, Controller>;
 }
@@ -147,18 +143,7 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
     if (c) controllers.set(name, c); else log.info({ controller: name }, 'Skipped controller: not configured');
   }
 
-  let synced = false;
-  let leading = false;
-  let resolveReady!: () => void;
-  let rejectReady!: (err: unknown) => void;
-  const ready = new Promise<void>((res, rej) => { resolveReady = res; rejectReady = rej; });
-  ready.catch(() => undefined);
-  let resolvePort!: (p: number) => void;
-  const healthPort = new Promise<number>((res) => { resolvePort = res; });
-
   const runAll = async (signal: AbortSignal): Promise<void> => {
-    leading = true;
-    setMaxListeners(0, signal); // every controller, worker pool and monitor listens for the end
     log.info({ controllers: [...controllers.keys()] }, 'Starting controllers');
     const depth = setInterval(() => { for (const [name, c] of controllers) metrics.observeDepth?.({ controller: name, depth: c.queue.len() }); }, 1000);
     depth.unref();
@@ -168,48 +153,20 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
           .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
     } finally {
       clearInterval(depth);
-      leading = false;
     }
   };
 
-  async function run(signal: AbortSignal): Promise<void> {
-    setMaxListeners(0, signal);
-    const port = cfg.healthPort ?? 10257;
-    const health = port >= 0
-      ? await serveHealth({ port, host: cfg.healthHost ?? '127.0.0.1', registry, isReady: () => synced }).catch((err: unknown) => { rejectReady(err); throw err; })
-      : undefined;
-    resolvePort(health?.port ?? -1);
-    try {
-      informers.start(signal);
-      if (!(await informers.waitForCacheSync(signal))) return;
-      synced = true;
-      resolveReady();
-      log.info('Synced controller-manager caches');
-      if (cfg.leaderElect === false) {
-        await runAll(signal);
-        return;
-      }
-      let loop: Promise<void> | undefined;
-      await runLeaderElection({
-        client, signal, clock, logger: log,
-        lock: { namespace: cfg.leaderElection?.namespace ?? 'kube-system', name: cfg.leaderElection?.name ?? 'kube-controller-manager' },
-        identity: cfg.identity ?? `${hostname()}_${randomUUID()}`,
-        ...(cfg.leaderElection?.leaseDurationMs ? { leaseDurationMs: cfg.leaderElection.leaseDurationMs } : {}),
-        ...(cfg.leaderElection?.renewDeadlineMs ? { renewDeadlineMs: cfg.leaderElection.renewDeadlineMs } : {}),
-        ...(cfg.leaderElection?.retryPeriodMs ? { retryPeriodMs: cfg.leaderElection.retryPeriodMs } : {}),
-        onStartedLeading: (leadingSignal) => {
-          log.info('Started leading');
-          loop = runAll(leadingSignal);
-        },
-        onNewLeader: (id) => log.info({ leader: id }, 'New leader elected'),
-      });
-      await loop;
-      if (!signal.aborted && loop) throw new Error('leaderelection lost');
-    } finally {
-      await Promise.all(recorders.map((r) => r.flush().catch(() => undefined)));
-      await health?.close();
-    }
-  }
-
-  return { name: 'controller-manager', ready, run, healthPort, isLeader: () => leading, controllers };
+  const component = newLeaderElectedComponent({
+    name: 'controller-manager', leaseName: 'kube-controller-manager',
+    client, clock, logger: log, registry, informers,
+    healthPort: cfg.healthPort ?? 10257,
+    ...(cfg.healthHost ? { healthHost: cfg.healthHost } : {}),
+    ...(cfg.leaderElect !== undefined ? { leaderElect: cfg.leaderElect } : {}),
+    ...(cfg.identity ? { identity: cfg.identity } : {}),
+    ...(cfg.leaderElection ? { leaderElection: cfg.leaderElection } : {}),
+    onSynced: () => log.info('Synced controller-manager caches'),
+    lead: runAll,
+    shutdown: async () => { await Promise.all(recorders.map((r) => r.flush().catch(() => undefined))); },
+  });
+  return { ...component, controllers };
 }

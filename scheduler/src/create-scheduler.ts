@@ -3,15 +3,15 @@
  * start so a standby has a warm cache; the scheduling loop runs only while this process holds the
  * Lease kube-system/kube-scheduler. /healthz, /readyz and /metrics are served on healthPort.
  */
-import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
 import {
   Namespaces, Nodes, PriorityClasses, Pods, ReplicaSets, Services,
   type Namespace, type PriorityClass, type ReplicaSet, type Service,
 } from '@mk8s/api';
-import { createClientset, createEventRecorder, newInformerFactory, runLeaderElection, type Clientset, type EventRecorder, type SharedInformer } from '@mk8s/client';
-import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import {
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent,
+  type Clientset, type EventRecorder, type LeaderElectedComponent, type LeaderElectionConfig, type SharedInformer,
+} from '@mk8s/client';
+import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { ProfileConfig } from './framework/framework.js';
 import type { PluginFactory } from './framework/interfaces.js';
 import type { Node, Pod } from './framework/types.js';
@@ -30,7 +30,7 @@ export interface SchedulerConfig {
   leaderElect?: boolean;
   /** The Lease holder identity. @default `${hostname}_${uuid}` */
   identity?: string;
-  leaderElection?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number; namespace?: string; name?: string };
+  leaderElection?: LeaderElectionConfig;
   profile?: ProfileConfig;
   /** Per-pod backoff bounds. @default 1000 / 10000 */
   podInitialBackoffMs?: number;
@@ -43,13 +43,9 @@ export interface SchedulerConfig {
   clock?: Clock;
 }
 
-export interface SchedulerComponent extends Component {
-  /** The port /healthz listens on, once serving. */
-  readonly healthPort: Promise<number>;
+export interface SchedulerComponent extends LeaderElectedComponent {
   /** The Scheduler (its cache and queue), for tests and benchmarks. */
   readonly scheduler: Scheduler;
-  /** True while this instance holds the lease (or leader election is off and it runs). */
-  isLeader(): boolean;
 }
 
 export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
@@ -97,58 +93,20 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   // A new PriorityClass may resolve the priority of pods already queued.
   priorityClasses.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('ForceActivate') });
 
-  let synced = false;
-  let leading = false;
-  let resolveReady!: () => void;
-  let rejectReady!: (err: unknown) => void;
-  const ready = new Promise<void>((res, rej) => { resolveReady = res; rejectReady = rej; });
-  ready.catch(() => undefined);
-  let resolvePort!: (p: number) => void;
-  const healthPort = new Promise<number>((res) => { resolvePort = res; });
-
-  async function run(signal: AbortSignal): Promise<void> {
-    // Six informers, the election and every in-flight request listen on this one signal.
-    setMaxListeners(0, signal);
-    const port = cfg.healthPort ?? 10259;
-    const health = port >= 0
-      ? await serveHealth({ port, host: cfg.healthHost ?? '127.0.0.1', registry, isReady: () => synced }).catch((err: unknown) => { rejectReady(err); throw err; })
-      : undefined;
-    resolvePort(health?.port ?? -1);
-    try {
-      factory.start(signal);
-      if (!(await factory.waitForCacheSync(signal))) return;
-      synced = true;
-      resolveReady();
-      log.info({ nodes: nodes.lister.list().length, pods: pods.lister.list().length }, 'Synced scheduler caches');
-      if (cfg.leaderElect === false) {
-        leading = true;
-        await sched.run(signal);
-        return;
-      }
-      let loop: Promise<void> | undefined;
-      await runLeaderElection({
-        client, signal, clock, logger: log,
-        lock: { namespace: cfg.leaderElection?.namespace ?? 'kube-system', name: cfg.leaderElection?.name ?? 'kube-scheduler' },
-        identity: cfg.identity ?? `${hostname()}_${randomUUID()}`,
-        ...(cfg.leaderElection?.leaseDurationMs ? { leaseDurationMs: cfg.leaderElection.leaseDurationMs } : {}),
-        ...(cfg.leaderElection?.renewDeadlineMs ? { renewDeadlineMs: cfg.leaderElection.renewDeadlineMs } : {}),
-        ...(cfg.leaderElection?.retryPeriodMs ? { retryPeriodMs: cfg.leaderElection.retryPeriodMs } : {}),
-        onStartedLeading: (leadingSignal) => {
-          leading = true;
-          log.info({}, 'Started leading');
-          loop = sched.run(leadingSignal).finally(() => { leading = false; });
-        },
-        onNewLeader: (id) => log.info({ leader: id }, 'New leader elected'),
-      });
-      await loop;
-      // Upstream exits on lost leadership so a restart begins from a clean cache; do the same.
-      if (!signal.aborted && loop) throw new Error('leaderelection lost');
-    } finally {
+  const component = newLeaderElectedComponent({
+    name: 'scheduler', leaseName: 'kube-scheduler',
+    client, clock, logger: log, registry, informers: factory,
+    healthPort: cfg.healthPort ?? 10259,
+    ...(cfg.healthHost ? { healthHost: cfg.healthHost } : {}),
+    ...(cfg.leaderElect !== undefined ? { leaderElect: cfg.leaderElect } : {}),
+    ...(cfg.identity ? { identity: cfg.identity } : {}),
+    ...(cfg.leaderElection ? { leaderElection: cfg.leaderElection } : {}),
+    onSynced: () => log.info({ nodes: nodes.lister.list().length, pods: pods.lister.list().length }, 'Synced scheduler caches'),
+    lead: (signal) => sched.run(signal),
+    shutdown: async () => {
       await sched.waitForPendingWrites();
       await (recorder as { flush?: () => Promise<void> }).flush?.();
-      await health?.close();
-    }
-  }
-
-  return { name: 'scheduler', ready, run, healthPort, scheduler: sched, isLeader: () => leading };
+    },
+  });
+  return { ...component, scheduler: sched };
 }
