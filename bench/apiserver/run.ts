@@ -9,7 +9,8 @@
  *
  * The apiserver runs in its own process (as etcd does for the raw floor), started from source with
  * tsx; BENCH_INPROC=1 runs it inside the bench process instead, BENCH_CPU_PROF=DIR writes a
- * `node --cpu-prof` profile of the apiserver process to DIR.
+ * `node --cpu-prof` profile of the apiserver process to DIR, BENCH_APISERVER_MAIN=FILE runs another
+ * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch.
  */
 import { setMaxListeners } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,6 +30,8 @@ const WATCHERS = 100;
 const WATCH_EVENTS = Number(process.env['BENCH_WATCH_EVENTS'] ?? 200);
 const SINGLE_CREATES = Number(process.env['BENCH_SINGLE_CREATES'] ?? 300);
 const ROUNDS = 6;
+// BENCH_ONLY=creates: only the create rounds (a profile of the create path, a quicker A/B).
+const ONLY_CREATES = process.env['BENCH_ONLY'] === 'creates';
 
 const podBody = (ns: string, name: string) => ({
   apiVersion: 'v1', kind: 'Pod',
@@ -106,6 +109,27 @@ async function main(): Promise<void> {
     const apiLat = summarize(apiCreate.latMs);
     const rawOne = summarize(rawSingle.latMs);
     const apiOne = summarize(apiSingle.latMs);
+    const printCreates = (load0: number) => {
+      const load1 = loadavg()[0]!;
+      printHeader(`bench/apiserver (${CREATES} creates, ${IN_FLIGHT} in flight, raw and apiserver alternating in ${ROUNDS} rounds; `
+        + (ONLY_CREATES ? 'creates only; ' : `LIST ${LIST_SIZE}; ${WATCHERS} watchers × ${WATCH_EVENTS} events; `)
+        + `apiserver ${process.env['BENCH_INPROC'] ? 'in the bench process' : 'in its own process'}; load average ${fmt(load0, 1)} → ${fmt(load1, 1)})`);
+      printRow('creates/s (64 in flight)', fmt(apiRate, 0), fmt(rawRate, 0), fmt(apiRate / rawRate), '≥ 0.8');
+      printRow('create latency p50, 1 in flight (ms)', fmt(apiOne.p50), fmt(rawOne.p50), `${delta(apiOne.p50 - rawOne.p50)}ms`, '≤ +2 ms');
+      printRow('create latency p99, 1 in flight (ms)', fmt(apiOne.p99), fmt(rawOne.p99), fmt(apiOne.p99 / rawOne.p99), '(reported)');
+      printRow('create latency p50, 64 in flight (ms)', fmt(apiLat.p50), fmt(rawLat.p50), `${delta(apiLat.p50 - rawLat.p50)}ms`, '(reported: 64 ÷ creates/s)');
+      printRow('create latency p99, 64 in flight (ms)', fmt(apiLat.p99), fmt(rawLat.p99), fmt(apiLat.p99 / rawLat.p99), '(reported)');
+      // CPU time per create (ms), by process: what each layer costs, much less sensitive to load than wall time.
+      const per = (ms: number) => fmt(ms / CREATES, 3);
+      if (api.pid !== undefined) printRow('  CPU/create: apiserver process (ms)', per(cpuApi.api), '-', '', '(diagnostic)');
+      printRow('  CPU/create: bench client (ms)', per(cpuApi.self), per(cpuRaw.self), '', '(diagnostic)');
+      printRow('  CPU/create: 3 etcd members (ms)', per(cpuApi.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
+    };
+
+    if (ONLY_CREATES) {
+      printCreates(load0);
+      return;
+    }
 
     // 3. LIST of LIST_SIZE pods: write them through the apiserver, then time a full list vs a raw range.
     await runConcurrent(LIST_SIZE, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-list/pods', podBody('bench-list', `l-${i}`)); });
@@ -181,19 +205,7 @@ async function main(): Promise<void> {
     const apiWatch = summarize(apiDelays);
     const rawWatch = summarize(rawDelays);
 
-    const load1 = loadavg()[0]!;
-    printHeader(`bench/apiserver (${CREATES} creates, ${IN_FLIGHT} in flight, raw and apiserver alternating in ${ROUNDS} rounds; LIST ${LIST_SIZE}; ${WATCHERS} watchers × ${WATCH_EVENTS} events; `
-      + `apiserver ${process.env['BENCH_INPROC'] ? 'in the bench process' : 'in its own process'}; load average ${fmt(load0, 1)} → ${fmt(load1, 1)})`);
-    printRow('creates/s (64 in flight)', fmt(apiRate, 0), fmt(rawRate, 0), fmt(apiRate / rawRate), '≥ 0.8');
-    printRow('create latency p50, 1 in flight (ms)', fmt(apiOne.p50), fmt(rawOne.p50), `${delta(apiOne.p50 - rawOne.p50)}ms`, '≤ +2 ms');
-    printRow('create latency p99, 1 in flight (ms)', fmt(apiOne.p99), fmt(rawOne.p99), fmt(apiOne.p99 / rawOne.p99), '(reported)');
-    printRow('create latency p50, 64 in flight (ms)', fmt(apiLat.p50), fmt(rawLat.p50), `${delta(apiLat.p50 - rawLat.p50)}ms`, '(reported: 64 ÷ creates/s)');
-    printRow('create latency p99, 64 in flight (ms)', fmt(apiLat.p99), fmt(rawLat.p99), fmt(apiLat.p99 / rawLat.p99), '(reported)');
-    // CPU time per create (ms), by process: what each layer costs, much less sensitive to load than wall time.
-    const per = (ms: number) => fmt(ms / CREATES, 3);
-    if (api.pid !== undefined) printRow('  CPU/create: apiserver process (ms)', per(cpuApi.api), '-', '', '(diagnostic)');
-    printRow('  CPU/create: bench client (ms)', per(cpuApi.self), per(cpuRaw.self), '', '(diagnostic)');
-    printRow('  CPU/create: 3 etcd members (ms)', per(cpuApi.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
+    printCreates(load0);
     printRow(`LIST ${LIST_SIZE} pods (ms, p50 of 5)`, fmt(listMs), fmt(rangeMs), fmt(listMs / rangeMs), '≤ 1×');
     printRow('watch delivery p99 (ms)', fmt(apiWatch.p99), fmt(rawWatch.p99), fmt(apiWatch.p99 / rawWatch.p99), '≤ 2×');
   } finally {
@@ -240,7 +252,8 @@ const delta = (ms: number) => `${ms >= 0 ? '+' : ''}${fmt(ms)}`;
 /** The apiserver binary in its own process, from source, on a free port; stop() ends it with SIGTERM (profile written). */
 async function spawnApiServer(etcdEndpoints: string[]): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
-  const main = fileURLToPath(new URL('../../apiserver/src/main.ts', import.meta.url));
+  // BENCH_APISERVER_MAIN: another checkout's apiserver/src/main.ts (an A/B against older code).
+  const main = process.env['BENCH_APISERVER_MAIN'] ?? fileURLToPath(new URL('../../apiserver/src/main.ts', import.meta.url));
   const prof = process.env['BENCH_CPU_PROF'];
   const args = ['--conditions=@mk8s/source', '--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), main,
     `--etcd-servers=${etcdEndpoints.join(',')}`, `--port=${port}`, '--log-level=warn', '--etcd-compaction-interval=0'];

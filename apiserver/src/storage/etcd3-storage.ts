@@ -5,7 +5,7 @@
  * delivered when a member dies, and defend against the watch bugs of etcd 3.4.23 (duplicate or
  * backwards revisions are dropped, never delivered).
  */
-import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, type IKeyValue, type IWatchResponse, type IRangeResponse } from 'etcd3';
+import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, type IKeyValue, type IWatchResponse } from 'etcd3';
 import { ApiError, errors, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
@@ -15,11 +15,13 @@ import { checkPreconditions } from './preconditions.js';
 import { alreadyExists, notFound, parseResourceVersion, prefixEnd, tooOldResourceVersion } from './keys.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { encode } from './memory-storage.js';
+import { EtcdCallError, EtcdKvClient, GRPC_DEADLINE_EXCEEDED, GRPC_UNAVAILABLE } from './etcd-kv-client.js';
+import type { KeyValue, RangeResponse } from './etcd-kv-codec.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs; ignored when client is given. */
   endpoints?: string[];
-  /** A client to use (and to close on close()). */
+  /** A client for watches (and the compactor) to use (and to close on close()); unary calls still go to endpoints. */
   client?: Etcd3;
   /**
    * TLS towards etcd (upstream --etcd-cafile/--etcd-certfile/--etcd-keyfile), PEM contents; the
@@ -40,7 +42,10 @@ export interface Etcd3StorageStats { watchesStarted: number; activeWatches: numb
 const MAX_PAGE = 10_000;
 
 export class Etcd3Storage implements Storage {
+  /** The etcd3 library's client: watch streams (and the compactor's calls). */
   readonly client: Etcd3;
+  /** Unary KV calls (every read and write of an object): gRPC over node:http2 with a prebuilt codec. */
+  private readonly kv: EtcdKvClient;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly backoff: [number, number];
@@ -60,6 +65,10 @@ export class Etcd3Storage implements Storage {
       grpcOptions: { 'grpc.keepalive_time_ms': 30_000, 'grpc.keepalive_timeout_ms': 10_000, 'grpc.max_receive_message_length': 2 ** 31 - 1 },
     });
     this.log = opts.logger ?? silentLogger();
+    this.kv = new EtcdKvClient({
+      endpoints: opts.endpoints ?? ['http://127.0.0.1:2379'], requestTimeoutMs: timeout, logger: this.log,
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+    });
     this.clock = opts.clock ?? realClock;
     this.backoff = opts.watchBackoffMs ?? [100, 2_000];
   }
@@ -69,20 +78,20 @@ export class Etcd3Storage implements Storage {
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     const k = Buffer.from(key);
     const value = encode(obj);
-    const res = await call(() => this.client.kv.txn({
-      compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: 0 }],
-      success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+    const res = await call(() => this.kv.txn({
+      compare: [{ key: k, target: 'Mod', result: 'Equal', operand: 0 }],
+      success: [{ put: { key: k, value: Buffer.from(value) } }],
       failure: [],
     }));
     if (!res.succeeded) throw alreadyExists(key);
     // obj is exactly what was written (encode only drops resourceVersion): no need to parse it back.
-    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(res.header.revision) } };
+    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(res.revision) } };
   }
 
   async get(key: string): Promise<KubeObject> {
     const kv = await this.getKv(key);
     if (!kv) throw notFound(key);
-    return decode(kv);
+    return decodeKv(kv);
   }
 
   async list(prefix: string, opts: StorageListOptions = {}): Promise<StorageList> {
@@ -100,18 +109,18 @@ export class Etcd3Storage implements Storage {
     let next: string | undefined;
     let remaining: number | undefined;
     for (;;) {
-      let res: IRangeResponse;
+      let res: RangeResponse;
       try {
-        res = await call(() => this.client.kv.range({ key: Buffer.from(start), range_end: end, limit: batch, revision: revision ?? 0 }));
+        res = await call(() => this.kv.range({ key: Buffer.from(start), rangeEnd: end, limit: batch, revision: revision ?? 0 }));
       } catch (err) {
         if (revision !== undefined && opts.continue && isCompacted(err)) throw continueExpired();
         throw err;
       }
-      revision ??= Number(res.header.revision);
+      revision ??= res.revision;
       const kvs = res.kvs;
       let i = 0;
       for (; i < kvs.length && (limit === 0 || items.length < limit); i++) {
-        const obj = decode(kvs[i]!);
+        const obj = decodeKv(kvs[i]!);
         if (!opts.predicate || opts.predicate(obj)) items.push(obj);
       }
       const last = kvs[i - 1];
@@ -119,7 +128,7 @@ export class Etcd3Storage implements Storage {
       if (limit > 0 && items.length >= limit) {
         if ((moreHere || res.more) && last) {
           next = last.key.toString() + '\x00';
-          if (!opts.predicate) remaining = Number(res.count) - i;
+          if (!opts.predicate) remaining = res.count - i;
         }
         break;
       }
@@ -141,18 +150,18 @@ export class Etcd3Storage implements Storage {
     let cur = await this.getKv(key);
     for (;;) {
       if (!cur && !opts.ignoreNotFound) throw notFound(key);
-      const curObj = cur ? decode(cur) : undefined;
+      const curObj = cur ? decodeKv(cur) : undefined;
       if (curObj) checkPreconditions(key, opts.preconditions, curObj);
       const next = await tryUpdate(curObj);
       const value = encode(next);
-      if (cur && value === cur.value.toString()) return decode(cur);      // unchanged: no write, as upstream
-      const res = await call(() => this.client.kv.txn({
-        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: cur?.mod_revision ?? 0 }],
-        success: [{ request_put: { key: k, value: Buffer.from(value) } }],
-        failure: [{ request_range: { key: k } }],
+      if (cur && value === cur.value.toString()) return decodeKv(cur);    // unchanged: no write, as upstream
+      const res = await call(() => this.kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', operand: cur?.modRevision ?? 0 }],
+        success: [{ put: { key: k, value: Buffer.from(value) } }],
+        failure: [{ range: { key: k } }],
       }));
-      if (res.succeeded) return parse(value, res.header.revision);
-      cur = res.responses[0]?.response_range?.kvs[0];                     // lost the race: retry on the fresh state
+      if (res.succeeded) return parse(value, String(res.revision));
+      cur = res.responses[0]?.range?.kvs[0];                              // lost the race: retry on the fresh state
     }
   }
 
@@ -161,19 +170,19 @@ export class Etcd3Storage implements Storage {
     let cur = await this.getKv(key);
     for (;;) {
       if (!cur) throw notFound(key);
-      const curObj = decode(cur);
+      const curObj = decodeKv(cur);
       checkPreconditions(key, opts.preconditions, curObj);
-      if (opts.validateDeletion) await opts.validateDeletion(decode(cur));
-      const res = await call(() => this.client.kv.txn({
-        compare: [{ key: k, target: 'Mod', result: 'Equal', mod_revision: cur!.mod_revision }],
-        success: [{ request_delete_range: { key: k, prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
+      if (opts.validateDeletion) await opts.validateDeletion(decodeKv(cur));
+      const res = await call(() => this.kv.txn({
+        compare: [{ key: k, target: 'Mod', result: 'Equal', operand: cur!.modRevision }],
+        success: [{ deleteRange: { key: k, prevKv: true } }],
+        failure: [{ range: { key: k } }],
       }));
       if (res.succeeded) {
-        const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
-        return prev ? decode(prev) : curObj;
+        const prev = res.responses[0]?.deleteRange?.prevKvs[0];
+        return prev ? decodeKv(prev) : curObj;
       }
-      cur = res.responses[0]?.response_range?.kvs[0];
+      cur = res.responses[0]?.range?.kvs[0];
     }
   }
 
@@ -191,14 +200,14 @@ export class Etcd3Storage implements Storage {
   }
 
   async currentResourceVersion(): Promise<string> {
-    const res = await call(() => this.client.kv.range({ key: Buffer.from('\x00'), count_only: true }));
-    return String(res.header.revision);
+    const res = await call(() => this.kv.range({ key: Buffer.from('\x00'), countOnly: true }));
+    return String(res.revision);
   }
 
   /** Compacts etcd history before revision (upstream's compactor does this every 5 minutes). */
   async compact(revision: string | number): Promise<void> {
     try {
-      await call(() => this.client.kv.compact({ revision: Number(revision), physical: true }));
+      await call(() => this.kv.compact(Number(revision), true));
     } catch (err) {
       if (!isCompacted(err)) throw err;                                  // already compacted further: fine
     }
@@ -206,17 +215,18 @@ export class Etcd3Storage implements Storage {
 
   async close(): Promise<void> {
     for (const c of [...this.closers]) c();
+    this.kv.close();
     this.client.close();
   }
 
-  private async getKv(key: string): Promise<IKeyValue | undefined> {
-    const res = await call(() => this.client.kv.range({ key: Buffer.from(key) }));
+  private async getKv(key: string): Promise<KeyValue | undefined> {
+    const res = await call(() => this.kv.range({ key: Buffer.from(key) }));
     return res.kvs[0];
   }
 
   /** @internal used by EtcdWatch */
   watchInternals() {
-    return { client: this.client, log: this.log, clock: this.clock, backoff: this.backoff, stat: this.stat, closers: this.closers, watches: this.watches };
+    return { client: this.client, kv: this.kv, log: this.log, clock: this.clock, backoff: this.backoff, stat: this.stat, closers: this.closers, watches: this.watches };
   }
 }
 
@@ -255,9 +265,9 @@ class EtcdWatch {
   private async run(): Promise<void> {
     const rv = this.opts.resourceVersion;
     if (rv === undefined || rv === '0') {
-      const res = await call(() => this.i.client.kv.range({ key: this.key, range_end: this.end }));
-      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decode(kv), resourceVersion: kv.mod_revision, key: kv.key.toString() });
-      this.lastEventRev = Number(res.header.revision);
+      const res = await call(() => this.i.kv.range({ key: this.key, rangeEnd: this.end }));
+      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decodeKv(kv), resourceVersion: String(kv.modRevision), key: kv.key.toString() });
+      this.lastEventRev = res.revision;
     } else {
       this.lastEventRev = parseResourceVersion(rv);
     }
@@ -383,6 +393,10 @@ function decode(kv: IKeyValue, rev: string = kv.mod_revision): KubeObject {
   return parse(kv.value.toString(), rev);
 }
 
+function decodeKv(kv: KeyValue): KubeObject {
+  return parse(kv.value.toString(), String(kv.modRevision));
+}
+
 function parse(value: string, rev: string): KubeObject {
   const obj = JSON.parse(value) as KubeObject;
   obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
@@ -410,6 +424,12 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
     if (msg.includes('required revision has been compacted')) throw errors.expired(msg);
     if (msg.includes('request is too large')) throw new ApiError('RequestEntityTooLarge', `etcdserver: request is too large`);
     // A timed-out write may still have been applied: 504 says "unknown", never "failed".
+    if (err instanceof EtcdCallError && err.code === GRPC_DEADLINE_EXCEEDED) {
+      throw new ApiError('Timeout', `etcd request timed out: ${msg}`, { details: { retryAfterSeconds: 1 } });
+    }
+    if (err instanceof EtcdCallError && err.code === GRPC_UNAVAILABLE) {
+      throw new ApiError('ServiceUnavailable', `etcd cluster is unavailable: ${msg}`, { details: { retryAfterSeconds: 1 } });
+    }
     if (err instanceof GRPCDeadlineExceededError || /deadline exceeded|request timed out/i.test(msg)) {
       throw new ApiError('Timeout', `etcd request timed out: ${msg}`, { details: { retryAfterSeconds: 1 } });
     }
