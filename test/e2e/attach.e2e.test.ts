@@ -10,18 +10,11 @@ const ns = uniqueName('e2e-attach');
 
 before(async () => {
   kubectlOk(['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${ns}}\n` });
-  // As in portforward.e2e: bound to a node, no token volume, the default ServiceAccount applied.
-  const node = kubectlOk(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}']).trim();
   const manifest = `
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: default}
----
 apiVersion: v1
 kind: Pod
 metadata: {name: ticker}
 spec:
-  nodeName: ${node}
   automountServiceAccountToken: false
   terminationGracePeriodSeconds: 1
   containers:
@@ -34,7 +27,6 @@ apiVersion: v1
 kind: Pod
 metadata: {name: cat}
 spec:
-  nodeName: ${node}
   automountServiceAccountToken: false
   terminationGracePeriodSeconds: 1
   restartPolicy: Never

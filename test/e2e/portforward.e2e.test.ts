@@ -51,20 +51,11 @@ async function portForward(target: string, remotePort: number, env: NodeJS.Proce
 
 before(async () => {
   kubectlOk(['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${ns}}\n` });
-  // Bound to a node and without a token volume, so the test exercises the kubelet path only
-  // (no wait on the scheduler or the ServiceAccount controllers). Admission still wants the
-  // namespace's default ServiceAccount; applying it is a no-op when the controller made it.
-  const node = kubectlOk(['get', 'nodes', '-o', 'jsonpath={.items[0].metadata.name}']).trim();
   const manifest = `
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: default}
----
 apiVersion: v1
 kind: Pod
 metadata: {name: web, labels: {app: web}}
 spec:
-  nodeName: ${node}
   automountServiceAccountToken: false
   terminationGracePeriodSeconds: 1
   containers:
