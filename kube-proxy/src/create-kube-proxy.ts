@@ -51,10 +51,12 @@ export function createKubeProxy(cfg: KubeProxyConfig): KubeProxyComponent {
   const factory = newInformerFactory({ client, clock, logger: log });
   const registry = newRegistry('kube-proxy');
   const metrics = newProxyMetrics(registry);
+  // A runner made here is ours to close (its waiting iptables-restore); a given one is the caller's.
+  const ownRunner = cfg.iptables ? undefined : new ExecIptablesRunner();
   const proxier = new Proxier({
     services: factory.informerFor<ServiceObj>(Services),
     endpointSlices: factory.informerFor<EndpointSliceObj>(EndpointSlices),
-    iptables: cfg.iptables ?? new ExecIptablesRunner(),
+    iptables: cfg.iptables ?? ownRunner!,
     clusterCidr: cfg.clusterCidr ?? '10.244.0.0/16',
     minSyncPeriodMs: cfg.minSyncPeriodMs ?? 1000,
     syncPeriodMs: cfg.syncPeriodMs ?? 30_000,
@@ -93,6 +95,7 @@ export function createKubeProxy(cfg: KubeProxyConfig): KubeProxyComponent {
         proxier.stop();
         await agentRun;
       } finally {
+        ownRunner?.close();
         await Promise.all(servers.map((s) => s.close()));
       }
     },

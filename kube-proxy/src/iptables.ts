@@ -3,7 +3,7 @@
  * The real one execs iptables / iptables-save / iptables-restore in this process' netns, waiting
  * for the xtables lock (-w) rather than failing when another writer holds it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 export type Table = 'nat' | 'filter';
 
@@ -23,47 +23,67 @@ export interface IptablesRunner {
   ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean>;
   /** Deletes every copy of rule from chain. Idempotent (a missing chain or rule is fine). */
   deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void>;
+  /** Releases what the runner keeps between calls (a waiting iptables-restore). Idempotent. */
+  close?(): void;
 }
 
 interface Out { code: number; stdout: string; stderr: string }
-function exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterable<string>): Promise<Out> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+
+/** A started child whose output is being collected; `result` settles when it has exited and its pipes closed. */
+interface Started { child: ChildProcess; result: Promise<Out>; exited: boolean; feedError?: unknown }
+
+function start(cmd: string, args: readonly string[], withStdin: boolean): Started {
+  const child = spawn(cmd, args, { stdio: [withStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+  const s: Started = { child, exited: false, result: undefined as unknown as Promise<Out> };
+  s.result = new Promise((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let closed = false;
-    let wake: (() => void) | undefined;
-    let feedError: unknown;
-    p.stdout!.on('data', (b: Buffer) => out.push(b));
-    p.stderr!.on('data', (b: Buffer) => err.push(b));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      closed = true;
-      wake?.();
-      if (feedError !== undefined) reject(feedError);
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    child.stdin?.on('error', () => undefined);     // the child's exit code tells what went wrong
+    child.on('error', (e) => { s.exited = true; reject(e); });
+    child.on('exit', () => { s.exited = true; });
+    child.on('close', (code) => {
+      s.exited = true;
+      if (s.feedError !== undefined) reject(s.feedError);
       else resolve({ code: code ?? 1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() });
     });
-    const sink = p.stdin;
-    if (!sink) return;
-    sink.on('error', () => undefined);     // the child's exit code tells what went wrong
-    if (typeof stdin === 'string') { sink.end(stdin); return; }
-    void (async () => {
-      try {
-        for await (const chunk of stdin!) {
-          if (closed) break;
-          // Not waiting for 'drain': the producer renders ahead while the pipe empties (the whole
-          // input is a few MB at most); one turn of the event loop lets libuv write what fits.
-          if (!sink.write(chunk)) await new Promise<void>((r) => { wake = r; setImmediate(r); });
-          wake = undefined;
-        }
-        sink.end();
-      } catch (e) {
-        // Killed before COMMIT: iptables-restore applies nothing.
-        feedError = e;
-        p.kill('SIGKILL');
-      }
-    })();
   });
+  s.result.catch(() => undefined);     // a spare that is never used must not be an unhandled rejection
+  return s;
+}
+
+/** Writes stdin into a started child and ends it; chunks are written as they come. */
+function feed(s: Started, stdin: string | AsyncIterable<string>): void {
+  const sink = s.child.stdin!;
+  if (typeof stdin === 'string') { sink.end(stdin); return; }
+  void (async () => {
+    try {
+      for await (const chunk of stdin) {
+        if (s.exited) break;
+        // Not waiting for 'drain': the producer renders ahead while the pipe empties (the whole
+        // input is a few MB at most); one turn of the event loop lets libuv write what fits.
+        if (!sink.write(chunk)) await new Promise<void>((r) => setImmediate(r));
+      }
+      sink.end();
+    } catch (e) {
+      // Killed before COMMIT: iptables-restore applies nothing.
+      s.feedError = e;
+      s.child.kill('SIGKILL');
+    }
+  })();
+}
+
+function exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterable<string>): Promise<Out> {
+  const s = start(cmd, args, stdin !== undefined);
+  if (stdin !== undefined) feed(s, stdin);
+  return s.result;
+}
+
+/** ref/unref of a child's handles: an idle spare must not keep the process alive. */
+type Refable = { ref?: () => void; unref?: () => void };
+function setRef(c: ChildProcess, on: boolean): void {
+  for (const h of [c, c.stdin, c.stdout, c.stderr] as Refable[]) { if (h) (on ? h.ref : h.unref)?.call(h); }
 }
 
 /** Options of {@link ExecIptablesRunner}. */
@@ -74,22 +94,80 @@ export interface ExecIptablesRunnerOptions {
   binary?: string;
   /** A command every call runs under, e.g. ['ip', 'netns', 'exec', 'ns1'] (tests, benchmarks). @default [] */
   prefix?: string[];
+  /**
+   * Keep the next iptables-restore started and waiting on stdin, so a sync only writes its input:
+   * fork + exec + dynamic linking (most of a small restore's time on a busy machine, and a fork
+   * of this whole process) happen after the previous restore, not on the change's path. The
+   * waiting process holds no lock (nft takes none; legacy takes the xtables lock only once it
+   * has read a table) and applies nothing unless it reads a COMMIT. @default true
+   */
+  prespawn?: boolean;
 }
+
+/** A started iptables-restore waiting for its input (see {@link ExecIptablesRunnerOptions.prespawn}). */
+interface Spare { started: Started; noflush: boolean }
 
 export class ExecIptablesRunner implements IptablesRunner {
   private readonly bin: string;
   private readonly wait: string;
   private readonly prefix: string[];
-  constructor(o: ExecIptablesRunnerOptions = {}) { this.bin = o.binary ?? 'iptables'; this.wait = String(o.waitSeconds ?? 5); this.prefix = o.prefix ?? []; }
+  private readonly prespawn: boolean;
+  private spare: Spare | undefined;
+  private closed = false;
+  constructor(o: ExecIptablesRunnerOptions = {}) {
+    this.bin = o.binary ?? 'iptables';
+    this.wait = String(o.waitSeconds ?? 5);
+    this.prefix = o.prefix ?? [];
+    this.prespawn = o.prespawn ?? true;
+  }
+
+  private command(cmd: string, args: readonly string[]): [string, string[]] {
+    const [head, ...rest] = this.prefix;
+    return head ? [head, [...rest, cmd, ...args]] : [cmd, [...args]];
+  }
 
   private exec(cmd: string, args: readonly string[], stdin?: string | AsyncIterable<string>): Promise<Out> {
-    const [head, ...rest] = this.prefix;
-    return head ? exec(head, [...rest, cmd, ...args], stdin) : exec(cmd, args, stdin);
+    return exec(...this.command(cmd, args), stdin);
+  }
+
+  private restoreArgs(noflush: boolean): string[] { return ['-w', this.wait, ...(noflush ? ['--noflush'] : [])]; }
+
+  /** The waiting restore for these flags if it is still alive, else a new one. */
+  private takeRestore(noflush: boolean): Started {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare && spare.noflush === noflush && !spare.started.exited) {
+      setRef(spare.started.child, true);
+      return spare.started;
+    }
+    if (spare) spare.started.child.stdin?.end();
+    return start(...this.command(`${this.bin}-restore`, this.restoreArgs(noflush)), true);
+  }
+
+  /** Starts the next restore, after the current one finished: its fork must not compete with the restore. */
+  private refill(noflush: boolean): void {
+    if (!this.prespawn || this.closed || this.spare) return;
+    setImmediate(() => {
+      if (this.closed || this.spare) return;
+      const started = start(...this.command(`${this.bin}-restore`, this.restoreArgs(noflush)), true);
+      setRef(started.child, false);
+      this.spare = { started, noflush };
+    });
   }
 
   async restore(input: string | AsyncIterable<string>, opts: { noflush: boolean }): Promise<void> {
-    const r = await this.exec(`${this.bin}-restore`, ['-w', this.wait, ...(opts.noflush ? ['--noflush'] : [])], input);
+    const s = this.takeRestore(opts.noflush);
+    feed(s, input);
+    let r: Out;
+    try { r = await s.result; } finally { this.refill(opts.noflush); }
     if (r.code !== 0) throw new Error(`iptables-restore failed (${r.code}): ${r.stderr.trim()}`);
+  }
+
+  close(): void {
+    this.closed = true;
+    // EOF before any COMMIT: the waiting restore exits having applied nothing.
+    this.spare?.started.child.stdin?.end();
+    this.spare = undefined;
   }
 
   async listChains(table: Table): Promise<string[]> {

@@ -35,7 +35,7 @@ function durationMs(s: string): number {
 }
 
 if (flags.cleanup) {
-  await cleanupRules(new ExecIptablesRunner());
+  await cleanupRules(new ExecIptablesRunner({ prespawn: false }));
   logger.info('Removed kube-proxy chains and jump rules');
   process.exit(0);
 }

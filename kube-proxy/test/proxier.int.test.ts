@@ -86,6 +86,7 @@ describe('proxier on real iptables', { timeout: 300_000 }, () => {
 
   after(() => {
     proxier?.stop();
+    iptables.close();
     for (const s of servers) s.kill('SIGKILL');
     for (const p of pods) sh(['ip', 'netns', 'del', p.ns]);
     sh(['ip', 'netns', 'del', NODE]);
