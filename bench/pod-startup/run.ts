@@ -99,6 +99,25 @@ async function deleteAll(names: string[]): Promise<void> {
   }
 }
 
+/**
+ * BENCH_TRACE=1: each single pod's path from the node's kubelet and shim logs (ms after the
+ * create was sent; run the cluster with MK8S_LOG_LEVEL=debug for every step).
+ */
+function printTraces(node: string, traces: { name: string; t0: number; runningAt: number }[]): void {
+  const lines = ['kubelet', 'cri-docker'].flatMap((c) => {
+    try { return readFileSync(join(ROOT, '.mk8s', 'logs', `${node}-${c}.log`), 'utf8').split('\n').filter((l) => l.includes(`"${ns}/`)); } catch { return []; }
+  }).map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return undefined; } }).filter((x) => x !== undefined);
+  for (const t of traces) {
+    console.log(`  ${t.name}: Running seen at +${t.runningAt - t.t0} ms`);
+    const mine = lines.filter((l) => l['pod'] === `${ns}/${t.name}`).map((l) => ({ at: Date.parse(String(l['time'])) - t.t0, l }))
+      .filter((x) => x.at >= -1000 && x.at < t.runningAt - t.t0 + 1000).sort((a, b) => a.at - b.at);
+    for (const { at, l } of mine) {
+      const { level: _l, time: _t, component, pod: _p, podUid: _u, msg, ...rest } = l;
+      console.log(`    +${String(at).padStart(6)} ms  ${String(component).padEnd(10)} ${String(msg)} ${JSON.stringify(rest).slice(0, 160)}`);
+    }
+  }
+}
+
 /** The floor: docker create+start of a pause container and the app container in its network. */
 async function dockerPod(tag: string): Promise<number> {
   const t = performance.now();
@@ -150,11 +169,20 @@ async function main(): Promise<void> {
     await dockerBurst(1, false);
     const rounds = Number(process.env['BENCH_SINGLE_ROUNDS'] ?? 9);
     const ours: number[] = []; const floor: number[] = [];
+    const traces: { name: string; t0: number; runningAt: number }[] = [];
     for (let r = 0; r < rounds; r++) {
-      const mk = async () => { const name = `s${r}`; ours.push((await mk8sBurst(1, node, name)).latMs[0]!); await deleteAll([name]); };
+      const mk = async () => {
+        const name = `s${r}`;
+        const wall = Date.now();
+        const lat = (await mk8sBurst(1, node, name)).latMs[0]!;
+        ours.push(lat);
+        traces.push({ name, t0: wall, runningAt: wall + lat });
+        await deleteAll([name]);
+      };
       const dk = async () => { floor.push((await dockerBurst(1, false)).latMs[0]!); };
       if (r % 2 === 0) { await mk(); await dk(); } else { await dk(); await mk(); }
     }
+    if (process.env['BENCH_TRACE']) printTraces(node, traces);
     const s1 = summarize(ours); const f1 = summarize(floor);
     printRow(`1 pod (${rounds} rounds): p50 (s)`, fmt(s1.p50 / 1000), fmt(f1.p50 / 1000), `+${fmt((s1.p50 - f1.p50) / 1000)}s`, '≤ floor + 0.3 s');
     printRow(`1 pod (${rounds} rounds): p99 (s)`, fmt(s1.p99 / 1000), fmt(f1.p99 / 1000), fmt(s1.p99 / f1.p99), '≤ 2 s');

@@ -204,7 +204,13 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   };
 
   podInformer.addEventHandler({
-    onAdd: (p) => { const uid = p.metadata.uid ?? ''; pods.set(uid, p); workers.enqueue(uid); },
+    onAdd: (p) => {
+      const uid = p.metadata.uid ?? '';
+      pods.set(uid, p);
+      // Upstream's "SyncLoop ADD" (V(2)): when the pod reached this kubelet, for startup timelines.
+      logger.info({ pod: `${p.metadata.namespace}/${p.metadata.name}`, podUid: uid }, 'Pod added');
+      workers.enqueue(uid);
+    },
     onUpdate: (o, p) => {
       const uid = p.metadata.uid ?? '';
       pods.set(uid, p);
