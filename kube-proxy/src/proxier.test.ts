@@ -141,3 +141,19 @@ test('a one-endpoint change re-renders only its Service and restores only the ch
   assert.deepEqual(results.map((x) => x.full), [true, false]);
   p2.stop();
 });
+
+test('crossing 1,000 endpoints turns the next sync into a full one without per-endpoint comments, and back', async () => {
+  const many = Array.from({ length: 1001 }, (_, i) => `10.244.${2 + (i >> 8)}.${i & 255}`);
+  slices.update(slice('web', many));
+  clock.step(1000);
+  await settle();
+  const large = ipt.last();
+  assert.ok(large.includes(':KUBE-POSTROUTING - [0:0]'), 'a full restore (only those rewrite the fixed chains)');
+  const sep = endpointChain('default/web:http', 'TCP', `${many[0]}:8080`);
+  assert.ok(large.includes(`-A ${sep} -s ${many[0]}/32 -j KUBE-MARK-MASQ`), 'no comment in large-cluster mode');
+  slices.update(slice('web', many.slice(0, 3)));
+  clock.step(1000);
+  await settle();
+  assert.ok(ipt.last().includes(`-A ${sep} -m comment --comment default/web:http -s ${many[0]}/32 -j KUBE-MARK-MASQ`), 'comments again');
+  assert.ok(ipt.last().includes(':KUBE-POSTROUTING - [0:0]'), 'a full restore again');
+});

@@ -14,8 +14,8 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import { BoundedFrequencyRunner } from './bounded-frequency-runner.js';
 import type { IptablesRunner } from './iptables.js';
 import type { ProxyMetrics } from './metrics.js';
-import { JUMP_RULES, NAT_PREAMBLE, comparePorts, fixedRules, incrementalRestoreInput, missingJumps, natPostamble, portBlock, programStats, renderCleanup, renderServicePort, restoreTail, ruleContext, type FixedRules, type RuleContext, type ServicePortRules } from './rules.js';
-import { endpointsByServicePort, servicePorts } from './service-state.js';
+import { JUMP_RULES, NAT_PREAMBLE, comparePorts, fixedRules, incrementalRestoreInput, isLargeCluster, missingJumps, natPostamble, portBlock, programStats, renderCleanup, renderServicePort, restoreTail, ruleContext, type FixedRules, type RuleContext, type ServicePortRules } from './rules.js';
+import { endpointsByServicePort, servicePorts, type EndpointInfo, type ServicePortInfo } from './service-state.js';
 
 export type ServiceObj = Named<Service> & KubeObject;
 export type EndpointSliceObj = Named<EndpointSlice> & KubeObject;
@@ -59,7 +59,8 @@ const serviceKey = (s: Service) => `${s.metadata?.namespace ?? 'default'}/${s.me
 
 export class Proxier {
   private readonly runner: BoundedFrequencyRunner;
-  private readonly ctx: RuleContext;
+  /** Rebuilt (and every port re-rendered by a full sync) when large-cluster mode flips. */
+  private ctx: RuleContext;
   /** Wanted: the rules of every service port by key, its endpoint count, each Service's port keys. */
   private readonly desired = new Map<string, ServicePortRules>();
   private readonly endpointCount = new Map<string, number>();
@@ -123,15 +124,20 @@ export class Proxier {
   /** Resolves once no sync is running or scheduled. */
   whenIdle(): Promise<void> { return this.runner.whenIdle(); }
 
-  /** Re-renders one Service's ports from the listers' current state. */
-  private renderService(key: string): void {
+  /** One Service's ports with all their endpoints, from the listers' current state. */
+  private servicePortsOf(key: string): { sp: ServicePortInfo; all: readonly EndpointInfo[] }[] {
     const svc = this.o.services.lister.get(key);
     const sps = svc ? servicePorts([svc]) : [];
-    const eps = sps.length > 0 ? endpointsByServicePort(this.o.endpointSlices.lister.byIndex(BY_SERVICE, key)) : undefined;
+    if (sps.length === 0) return [];
+    const eps = endpointsByServicePort(this.o.endpointSlices.lister.byIndex(BY_SERVICE, key));
+    return sps.map((sp) => ({ sp, all: eps.get(`${sp.name}/${sp.protocol}`) ?? [] }));
+  }
+
+  /** Re-renders one Service's ports from the listers' current state. */
+  private renderService(key: string): void {
     const before = this.portsOf.get(key) ?? [];
     const now: string[] = [];
-    for (const sp of sps) {
-      const all = eps?.get(`${sp.name}/${sp.protocol}`) ?? [];
+    for (const { sp, all } of this.servicePortsOf(key)) {
       const r = renderServicePort(sp, all, this.ctx);
       const old = this.desired.get(r.key);
       if (!old) this.order = undefined;
@@ -177,17 +183,23 @@ export class Proxier {
     }
     const start = performance.now();
     const started = this.o.clock.now();
-    const full = this.needFull;
+    let full = this.needFull;
     let rendered = 0;
     let renderedAt = start;
-    let input: string;
-    if (full) {
-      input = await this.fullRestore((n, t) => { rendered = n; renderedAt = t; });
-    } else {
+    let input = '';
+    if (!full) {
       const dirty = [...this.dirty];
       this.dirty.clear();
       for (const k of dirty) this.renderService(k);
       rendered = dirty.length;
+      let total = 0;
+      for (const n of this.endpointCount.values()) total += n;
+      // Crossing the threshold changes every port's text: this sync becomes a full one.
+      if (isLargeCluster(total) !== this.ctx.largeClusterMode) full = true;
+    }
+    if (full) {
+      input = await this.fullRestore((n, t) => { rendered = n; renderedAt = t; });
+    } else {
       this.fixed ??= fixedRules(this.orderedPorts(), this.ctx);
       input = incrementalRestoreInput({ ports: this.applied, fixed: this.appliedFixed ?? this.fixed }, { ports: this.desired, fixed: this.fixed }, this.pendingPorts);
       renderedAt = performance.now();
@@ -229,6 +241,9 @@ export class Proxier {
     const known: string[] = [];
     for (const r of this.applied.values()) for (const c of r.chains) known.push(c.name);
     const keys = this.o.services.lister.list().map(serviceKey).sort();
+    let total = 0;
+    for (const k of keys) for (const { all } of this.servicePortsOf(k)) total += all.length;
+    if (isLargeCluster(total) !== this.ctx.largeClusterMode) this.ctx = { ...this.ctx, largeClusterMode: isLargeCluster(total) };
     this.dirty.clear();
     this.desired.clear();
     this.endpointCount.clear();

@@ -194,3 +194,23 @@ test('renderRules is the service ports\' rules joined in program order', async (
   assert.equal(assembleRules(parts, ctx).text, render(services, slices).text);
   assert.deepEqual(assembleRules(parts, ctx).ruleCounts, render(services, slices).ruleCounts);
 });
+
+test('large-cluster mode (upstream: over 1,000 endpoints) drops the comments of the per-endpoint rules only', () => {
+  const eps = [{ ip: '10.244.1.2' }, { ip: '10.244.2.2' }];
+  const t = renderRules({ services: servicePorts([clusterIP()]), endpoints: endpointsByServicePort([slice('svc1', eps)]), clusterCidr: '10.244.0.0/16', largeClusterMode: true }).text;
+  assert.deepEqual(chainLines(t, 'nat', SVC), [
+    `-A ${SVC} -m comment --comment "ns1/svc1:p80 cluster IP" -m tcp -p tcp -d 10.96.0.41/32 --dport 80 ! -s 10.244.0.0/16 -j KUBE-MARK-MASQ`,
+    `-A ${SVC} -m statistic --mode random --probability 0.5000000000 -j ${SEP1}`,
+    `-A ${SVC} -j ${SEP2}`,
+  ]);
+  assert.deepEqual(chainLines(t, 'nat', SEP1), [`-A ${SEP1} -s 10.244.1.2/32 -j KUBE-MARK-MASQ`, `-A ${SEP1} -m tcp -p tcp -j DNAT --to-destination 10.244.1.2:8080`]);
+  assert.match(chainLines(t, 'nat', 'KUBE-SERVICES')[0]!, /--comment "ns1\/svc1:p80 cluster IP"/);
+});
+
+test('large-cluster mode is chosen by the endpoint count: 1,000 keep comments, 1,001 do not', () => {
+  const ips = (n: number) => Array.from({ length: n }, (_, i) => ({ ip: `10.244.${i >> 8}.${i & 255}` }));
+  for (const [n, large] of [[1000, false], [1001, true]] as const) {
+    const t = render([clusterIP()], [slice('svc1', ips(n))]).text;
+    assert.equal(chainLines(t, 'nat', endpointChain('ns1/svc1:p80', 'TCP', '10.244.0.0:8080'))[0]!.includes('-m comment'), !large, `${n} endpoints`);
+  }
+});
