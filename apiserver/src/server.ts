@@ -83,6 +83,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     requestInfo: RequestInfo;
     user: UserInfo;
+    /** performance.now() when the request arrived (request duration metric). */
+    startMs: number;
+    /** Which max-in-flight budget the request holds until it ends. */
+    inflightKind: 'readonly' | 'mutating' | undefined;
+    /** 299 warnings for the response (the RequestContext's). */
+    warnings: string[] | undefined;
   }
 }
 
@@ -194,8 +200,13 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_REQUEST_BODY_BYTES }, (_req, body, done) => done(null, body));
 
+  // Every per-request field is declared up front: requests keep one shape (no property added
+  // later, none deleted), which keeps fastify's and our accesses to them fast.
   app.decorateRequest('requestInfo', null as never);
   app.decorateRequest('user', null as never);
+  app.decorateRequest('startMs', 0);
+  app.decorateRequest('inflightKind', undefined);
+  app.decorateRequest('warnings', undefined);
 
   app.setErrorHandler((err, _req, reply) => {
     const apiErr = toApiError(err);
@@ -207,14 +218,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // Stage 0: max-in-flight (watches are long-running and not counted, as upstream).
   const limits = o.maxRequestsInflight ?? { readonly: 400, mutating: 200 };
   const inflight = { readonly: 0, mutating: 0 };
-  const INFLIGHT = Symbol('inflight');
-  type Tracked = FastifyRequest & { [INFLIGHT]?: 'readonly' | 'mutating' };
-  const release = (req: Tracked) => {
-    const kind = req[INFLIGHT];
-    if (kind) { inflight[kind]--; delete req[INFLIGHT]; }
+  const release = (req: FastifyRequest) => {
+    const kind = req.inflightKind;
+    if (kind) { inflight[kind]--; req.inflightKind = undefined; }
   };
   // Callback-style hooks on the per-request path: no promise per hook and request.
-  app.addHook('onRequestAbort', (req, done) => { release(req as Tracked); done(); });
+  app.addHook('onRequestAbort', (req, done) => { release(req); done(); });
 
   // Stage 1 and 2: authentication, authorization.
   let shuttingDown = false;
@@ -224,14 +233,14 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
     if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
     req.requestInfo = parseRequestInfo(req.method, req.url);
-    (req as unknown as { startMs: number }).startMs = performance.now();
+    req.startMs = performance.now();
     if (req.requestInfo.resourceRequest && req.requestInfo.verb !== 'watch') {
       const kind = req.method === 'GET' || req.method === 'HEAD' ? 'readonly' : 'mutating';
       if (inflight[kind] >= limits[kind]) {
         return sendError(reply.header('retry-after', '1'), new ApiError('TooManyRequests', 'Too many requests, please try again later.', { details: { retryAfterSeconds: 1 } }));
       }
       inflight[kind]++;
-      (req as Tracked)[INFLIGHT] = kind;
+      req.inflightKind = kind;
     }
     const user = await authenticate(authenticators, req.raw);
     if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
@@ -247,22 +256,33 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   });
 
   app.addHook('onSend', (req, reply, payload, done) => {
-    const warnings = (req as unknown as { warnings?: string[] }).warnings;
+    const warnings = req.warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
     done(null, payload);
   });
 
+  // Label sets of the request metrics, made once per (verb, resource, subresource, code): no
+  // label objects, upper-casing or string building per request.
+  type MetricLabels = { verb: string; resource: string; subresource: string };
+  const labelSets = new Map<string, { labels: MetricLabels; withCode: Map<number, MetricLabels & { code: string }> }>();
+  const labelsOf = (verb: string, resource: string, subresource: string, code: number) => {
+    const k = `${verb} ${resource} ${subresource}`;
+    let e = labelSets.get(k);
+    if (!e) { e = { labels: { verb: verb.toUpperCase(), resource, subresource }, withCode: new Map() }; labelSets.set(k, e); }
+    let c = e.withCode.get(code);
+    if (!c) { c = { ...e.labels, code: String(code) }; e.withCode.set(code, c); }
+    return { labels: e.labels, withCode: c };
+  };
   app.addHook('onResponse', (req, reply, done) => {
-    release(req as Tracked);
+    release(req);
     const info = req.requestInfo;
     if (!info) { done(); return; }
-    const labels = info.resourceRequest
-      ? { verb: info.verb.toUpperCase(), resource: info.resource, subresource: info.subresource }
-      : { verb: info.method, resource: '', subresource: '' };
-    metrics.requestTotal.inc({ ...labels, code: String(reply.statusCode) });
-    const start = (req as unknown as { startMs?: number }).startMs;
-    const seconds = start === undefined ? 0 : (performance.now() - start) / 1000;
-    if (start !== undefined) metrics.requestDuration.observe(labels, seconds);
+    const { labels, withCode } = info.resourceRequest
+      ? labelsOf(info.verb, info.resource, info.subresource, reply.statusCode)
+      : labelsOf(info.method, '', '', reply.statusCode);
+    metrics.requestTotal.inc(withCode);
+    const seconds = (performance.now() - req.startMs) / 1000;
+    metrics.requestDuration.observe(labels, seconds);
     if (o.logger.isLevelEnabled('debug')) o.logger.debug({ verb: labels.verb, path: info.path, code: reply.statusCode, ms: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'Served request');
     done();
   });
@@ -308,7 +328,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     const info = req.requestInfo;
     if (!info.resourceRequest) throw notFoundError();
     const rc: RequestContext = { user: req.user, dryRun: false, warnings: [] };
-    (req as unknown as { warnings: string[] }).warnings = rc.warnings;
+    req.warnings = rc.warnings;
     return handleResourceRequest(deps, info, rc, req, reply);
   };
   for (const prefix of ['/api/*', '/apis/*']) {

@@ -95,7 +95,7 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
       if (r.namespaced && !ns) throw methodNotAllowedError();
       const body = decodeObject(req.body, ct) as KubeObject;
       checkFields(deps, r, body, q, rc);
-      const obj = await store.create(rc, ns, body);
+      const obj = await store.create(rc, ns, body, { bodyOwned: true });   // decoded for this request alone
       return sendObject(deps, reply, req, r, obj, 201, q);
     }
     case 'update': {
@@ -390,7 +390,8 @@ function sendObject(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest,
   if (deps.table?.wantsTable(req.headers.accept)) {
     return reply.send(deps.table.toTable(r, [obj], tableOpts(q, obj.metadata.resourceVersion)));
   }
-  return reply.send(obj);
+  // Bytes the storage already produced for this object (a create) are sent as they are.
+  return reply.send(encodeObject(obj));
 }
 
 function sendList(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, list: KubeList, q: Query): FastifyReply {

@@ -13,10 +13,12 @@
  * when no answer comes in 10 s (the apiserver's etcd keepalive).
  */
 import http2 from 'node:http2';
+import { EventEmitter } from 'node:events';
 import type { Logger } from '@mk8s/component-base';
 import {
   decodeHeaderRevision, decodeRange, decodeTxn, encodeCompaction, encodeRange, encodeTxn,
-  type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse,
+  decodeWatchResponse, encodeWatchCreate, encodeWatchProgress,
+  type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse, type WatchCreateRequest, type WatchResponse,
 } from './etcd-kv-codec.js';
 
 /** gRPC status codes the storage tells apart (grpc/status codes). */
@@ -46,6 +48,9 @@ export interface EtcdKvClientOptions {
 const PATH = { range: '/etcdserverpb.KV/Range', txn: '/etcdserverpb.KV/Txn', compact: '/etcdserverpb.KV/Compact' } as const;
 const headersFor = (path: string): http2.OutgoingHttpHeaders => ({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
 const HEADERS: Record<keyof typeof PATH, http2.OutgoingHttpHeaders> = { range: headersFor(PATH.range), txn: headersFor(PATH.txn), compact: headersFor(PATH.compact) };
+// hasleader: etcd ends the watch when its member loses the leader (clientv3.WithRequireLeader, as
+// upstream's apiserver watches), so a partitioned member cannot leave a watch silently stale.
+const WATCH_HEADERS: http2.OutgoingHttpHeaders = { ...headersFor('/etcdserverpb.Watch/Watch'), hasleader: 'true' };
 
 // Large ranges (10,000 pods ≈ 10 MB) should not crawl through HTTP/2's 64 KiB default windows.
 const STREAM_WINDOW = 4 << 20;
@@ -113,6 +118,31 @@ export class EtcdKvClient {
   /** Compacts history before revision; resolves with the header revision. */
   async compact(revision: number, physical: boolean): Promise<number> {
     return decodeHeaderRevision(await this.unary('compact', encodeCompaction(revision, physical), true));
+  }
+
+  /**
+   * Opens one Watch stream (bidirectional) on the next member. The caller writes create/progress
+   * requests and gets decoded responses as 'data'; 'error' or 'end' ends the stream (the caller
+   * reconnects). Never throws: a failed connection surfaces as 'error'.
+   */
+  watch(): EtcdWatchStream {
+    const ep = this.pick();
+    const out = new EtcdWatchStream();
+    if (this.closed) { queueMicrotask(() => out.emit('error', new EtcdCallError(1, 'etcd client closed'))); return out; }
+    let conn: Connection;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      conn = this.connectionOf(ep);
+      stream = conn.session.request(WATCH_HEADERS);
+    } catch (err) {
+      this.markDown(ep);
+      queueMicrotask(() => out.emit('error', new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: ${(err as Error).message}`)));
+      return out;
+    }
+    if (conn.inflight++ === 0) conn.session.ref();
+    stream.once('close', () => { if (--conn.inflight === 0 && !conn.session.destroyed) conn.session.unref(); });
+    out.attach(stream, () => { if (!conn.connected) this.markDown(ep); });
+    return out;
   }
 
   close(): void {
@@ -288,4 +318,69 @@ export class EtcdKvClient {
 function grpcMessage(v: string | string[] | undefined): string {
   const s = Array.isArray(v) ? v.join(',') : v ?? '';
   try { return decodeURIComponent(s); } catch { return s; }
+}
+
+/**
+ * One etcd Watch stream: write() create and progress requests; 'data' (WatchResponse), then 'end'
+ * (etcd closed it cleanly) or 'error'. cancel() ends it from this side (no further events).
+ */
+export class EtcdWatchStream extends EventEmitter<{ data: [WatchResponse]; error: [Error]; end: [] }> {
+  private stream: http2.ClientHttp2Stream | undefined;
+  private pending: Buffer | undefined;                              // an incomplete message frame
+  private over = false;
+
+  /** @internal */
+  attach(stream: http2.ClientHttp2Stream, onNeverConnected: () => void): void {
+    this.stream = stream;
+    let status: string | undefined;
+    let message = '';
+    const onHeaders = (h: http2.IncomingHttpHeaders) => {
+      if (h['grpc-status'] !== undefined) { status = String(h['grpc-status']); message = grpcMessage(h['grpc-message']); }
+    };
+    stream.on('response', onHeaders);
+    stream.on('trailers', onHeaders);
+    stream.on('data', (d: Buffer) => this.onData(d));
+    stream.on('error', (err: Error) => { onNeverConnected(); this.finish(new EtcdCallError(GRPC_UNAVAILABLE, err.message)); });
+    stream.on('close', () => {
+      if (status !== undefined && status !== '0') this.finish(new EtcdCallError(Number(status), message || `gRPC status ${status}`));
+      else this.finish();
+    });
+  }
+
+  write(req: { create: WatchCreateRequest } | { progress: true }): void {
+    if (this.over || !this.stream || this.stream.destroyed) return;
+    this.stream.write('create' in req ? encodeWatchCreate(req.create) : encodeWatchProgress());
+  }
+
+  /** Ends the stream from this side; no more events are emitted. */
+  cancel(): void {
+    this.over = true;
+    if (this.stream && !this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
+  }
+
+  private onData(d: Buffer): void {
+    let buf = this.pending ? Buffer.concat([this.pending, d]) : d;
+    this.pending = undefined;
+    while (!this.over && buf.length >= 5) {
+      const len = buf.readUInt32BE(1);
+      if (buf.length < 5 + len) break;
+      let res: WatchResponse;
+      try {
+        res = decodeWatchResponse(buf.subarray(5, 5 + len));
+      } catch (err) {
+        this.finish(new EtcdCallError(13, `etcd watch: ${(err as Error).message}`));
+        this.cancel();
+        return;
+      }
+      buf = buf.subarray(5 + len);
+      this.emit('data', res);
+    }
+    if (buf.length > 0 && !this.over) this.pending = buf;
+  }
+
+  private finish(err?: Error): void {
+    if (this.over) return;
+    this.over = true;
+    if (err) this.emit('error', err); else this.emit('end');
+  }
 }

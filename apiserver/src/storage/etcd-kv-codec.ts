@@ -303,3 +303,69 @@ export function decodeHeaderRevision(msg: Buffer): number {
   fields(msg, 0, msg.length, (f, wt, r) => { if (f === 1 && wt === 2) rev = readHeaderRevision(msg, r.len()); });
   return rev;
 }
+
+// ---- Watch service ----
+
+export interface WatchCreateRequest {
+  key: Buffer;
+  rangeEnd?: Buffer;
+  startRevision?: number;
+  progressNotify?: boolean;
+  prevKv?: boolean;
+}
+
+export interface WatchEventKv { type: 'Put' | 'Delete'; kv: KeyValue; prevKv?: KeyValue }
+
+export interface WatchResponse {
+  revision: number;
+  watchId: number;
+  created: boolean;
+  canceled: boolean;
+  compactRevision: number;
+  cancelReason: string;
+  events: WatchEventKv[];
+}
+
+/** A framed WatchRequest carrying a create_request. */
+export function encodeWatchCreate(c: WatchCreateRequest): Buffer {
+  const inner = bytesSize(1, c.key) + bytesSize(2, c.rangeEnd) + uintSize(3, c.startRevision) + boolSize(4, c.progressNotify) + boolSize(6, c.prevKv);
+  const w = frame(msgSize(1, inner));
+  w.msg(1, inner);
+  w.bytes(1, c.key); w.bytes(2, c.rangeEnd); w.uint(3, c.startRevision); w.bool(4, c.progressNotify); w.bool(6, c.prevKv);
+  return done(w);
+}
+
+/** A framed WatchRequest carrying a (field-less) progress_request. */
+export function encodeWatchProgress(): Buffer {
+  const w = frame(msgSize(3, 0));
+  w.msg(3, 0);
+  return done(w);
+}
+
+function readEvent(buf: Buffer, [s, e]: [number, number]): WatchEventKv {
+  const ev: WatchEventKv = { type: 'Put', kv: { key: EMPTY, value: EMPTY, createRevision: 0, modRevision: 0, version: 0 } };
+  fields(buf, s, e, (f, wt, r) => {
+    if (f === 1 && wt === 0) ev.type = r.varint() === 1 ? 'Delete' : 'Put';
+    else if (f === 2 && wt === 2) ev.kv = readKv(buf, r.len());
+    else if (f === 3 && wt === 2) ev.prevKv = readKv(buf, r.len());
+  });
+  return ev;
+}
+
+/** A WatchResponse message (without the gRPC prefix). */
+export function decodeWatchResponse(msg: Buffer): WatchResponse {
+  const out: WatchResponse = { revision: 0, watchId: 0, created: false, canceled: false, compactRevision: 0, cancelReason: '', events: [] };
+  fields(msg, 0, msg.length, (f, wt, r) => {
+    if (wt === 2) {
+      if (f === 1) out.revision = readHeaderRevision(msg, r.len());
+      else if (f === 6) { const [a, b] = r.len(); out.cancelReason = msg.toString('utf8', a, b); }
+      else if (f === 11) out.events.push(readEvent(msg, r.len()));
+    } else if (wt === 0) {
+      if (f === 2) out.watchId = r.varint();
+      else if (f === 3) out.created = r.varint() !== 0;
+      else if (f === 4) out.canceled = r.varint() !== 0;
+      else if (f === 5) out.compactRevision = r.varint();
+    }
+  });
+  return out;
+}

@@ -5,7 +5,7 @@
  * delivered when a member dies, and defend against the watch bugs of etcd 3.4.23 (duplicate or
  * backwards revisions are dropped, never delivered).
  */
-import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError, type IKeyValue, type IWatchResponse } from 'etcd3';
+import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError } from 'etcd3';
 import { ApiError, errors, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
 import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
@@ -15,8 +15,9 @@ import { checkPreconditions } from './preconditions.js';
 import { alreadyExists, notFound, parseResourceVersion, prefixEnd, tooOldResourceVersion } from './keys.js';
 import { continueExpired, decodeContinue, encodeContinue } from './continue-token.js';
 import { encode } from './memory-storage.js';
-import { EtcdCallError, EtcdKvClient, GRPC_DEADLINE_EXCEEDED, GRPC_UNAVAILABLE } from './etcd-kv-client.js';
-import type { KeyValue, RangeResponse } from './etcd-kv-codec.js';
+import { rememberJson, splitAtMetadata, withResourceVersion } from './encoded-json.js';
+import { EtcdCallError, EtcdKvClient, GRPC_DEADLINE_EXCEEDED, GRPC_UNAVAILABLE, type EtcdWatchStream } from './etcd-kv-client.js';
+import type { KeyValue, RangeResponse, WatchResponse } from './etcd-kv-codec.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs; ignored when client is given. */
@@ -42,9 +43,9 @@ export interface Etcd3StorageStats { watchesStarted: number; activeWatches: numb
 const MAX_PAGE = 10_000;
 
 export class Etcd3Storage implements Storage {
-  /** The etcd3 library's client: watch streams (and the compactor's calls). */
+  /** The etcd3 library's client, for the compactor (coordinated through compact_rev_key). */
   readonly client: Etcd3;
-  /** Unary KV calls (every read and write of an object): gRPC over node:http2 with a prebuilt codec. */
+  /** KV calls and watch streams: gRPC over node:http2 with a hand-written codec (etcd-kv-client.ts). */
   private readonly kv: EtcdKvClient;
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -77,7 +78,8 @@ export class Etcd3Storage implements Storage {
 
   async create(key: string, obj: KubeObject): Promise<KubeObject> {
     const k = Buffer.from(key);
-    const value = encode(obj);
+    const split = splitAtMetadata(obj);
+    const value = split ? split.before + split.meta + split.after : encode(obj);
     const res = await call(() => this.kv.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', operand: 0 }],
       success: [{ put: { key: k, value: Buffer.from(value) } }],
@@ -85,7 +87,11 @@ export class Etcd3Storage implements Storage {
     }));
     if (!res.succeeded) throw alreadyExists(key);
     // obj is exactly what was written (encode only drops resourceVersion): no need to parse it back.
-    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(res.revision) } };
+    const rv = String(res.revision);
+    const out = { ...obj, metadata: { ...obj.metadata, resourceVersion: rv } };
+    // Its JSON is the stored JSON with resourceVersion appended to metadata: no second serialization.
+    if (split) rememberJson(out, split.before + withResourceVersion(split.meta, rv) + split.after);
+    return out;
   }
 
   async get(key: string): Promise<KubeObject> {
@@ -237,7 +243,7 @@ export class Etcd3Storage implements Storage {
 class EtcdWatch {
   readonly queue: WatchQueue;
   private closed = false;
-  private stream: { cancel(): void; end(): void; write(req: object): unknown } | undefined;
+  private stream: EtcdWatchStream | undefined;
   /** The current stream has answered its create request (progress requests before that are pointless). */
   private streaming = false;
   private lastEventRev = 0;          // newest event revision delivered
@@ -291,21 +297,15 @@ class EtcdWatch {
 
   requestProgress(): void {
     if (!this.streaming || this.closed) return;
-    try { this.stream?.write({ progress_request: {} }); } catch { /* stream breaking: it reconnects */ }
+    this.stream?.write({ progress: true });
   }
 
   private nextRev(): number { return Math.max(this.lastEventRev, this.lastProgressRev) + 1; }
 
   /** Runs one gRPC watch stream until it breaks; resolves whether it got as far as being created. Throws Expired. */
   private async streamOnce(): Promise<boolean> {
-    let stream;
-    try {
-      stream = await this.i.client.watchClient.watch();
-    } catch (err) {
-      this.i.log.debug({ err }, 'Could not open etcd watch stream');
-      return false;
-    }
-    if (this.closed) { stream.cancel(); return false; }
+    const stream = this.i.kv.watch();
+    if (this.closed) { stream.on('error', () => undefined); stream.cancel(); return false; }
     this.stream = stream;
     this.streaming = false;
     const startRev = this.nextRev();
@@ -320,16 +320,16 @@ class EtcdWatch {
         stream.cancel();
         if (err) reject(err); else resolve(created);
       };
-      stream.on('data', (res: IWatchResponse) => {
+      stream.on('data', (res: WatchResponse) => {
         if (settled) return;
         try {
-          if (res.compact_revision && res.compact_revision !== '0') {
-            finish(tooOldResourceVersion(startRev - 1, res.compact_revision));
+          if (res.compactRevision) {
+            finish(tooOldResourceVersion(startRev - 1, String(res.compactRevision)));
             return;
           }
           if (res.created) { created = true; this.streaming = true; if (!res.canceled) return; }
           if (res.canceled) {
-            this.i.log.warn({ prefix: this.prefix, reason: res.cancel_reason }, 'Etcd canceled watch');
+            this.i.log.warn({ prefix: this.prefix, reason: res.cancelReason }, 'Etcd canceled watch');
             finish();
             return;
           }
@@ -340,14 +340,14 @@ class EtcdWatch {
       });
       stream.on('error', (err: Error) => { this.i.log.debug({ err }, 'Etcd watch stream failed'); finish(); });
       stream.on('end', () => finish());
-      stream.write({ create_request: { key: this.key, range_end: this.end, start_revision: startRev, prev_kv: true, progress_notify: true } });
+      stream.write({ create: { key: this.key, rangeEnd: this.end, startRevision: startRev, prevKv: true, progressNotify: true } });
     });
   }
 
-  private handle(res: IWatchResponse): void {
+  private handle(res: WatchResponse): void {
     if (res.events.length === 0) {
       // Progress notification: every event up to header.revision has been sent.
-      const rev = Number(res.header.revision);
+      const rev = res.revision;
       if (rev > this.lastProgressRev && rev >= this.lastEventRev) {
         this.lastProgressRev = rev;
         this.queue.progress(String(rev));
@@ -356,7 +356,7 @@ class EtcdWatch {
     }
     const floor = this.lastEventRev;                                     // events of one revision share a response
     for (const e of res.events) {
-      const rev = Number(e.kv.mod_revision);
+      const rev = e.kv.modRevision;
       if (rev <= floor) {
         this.i.log.warn({ prefix: this.prefix, revision: rev, lastRevision: floor }, 'Dropped duplicate or backwards etcd watch event');
         continue;
@@ -366,18 +366,18 @@ class EtcdWatch {
         throw errors.expired(`too old resource version: ${rev} (${this.lastProgressRev})`);
       }
       this.lastEventRev = rev;
-      const resourceVersion = e.kv.mod_revision;
+      const resourceVersion = String(rev);
       const key = e.kv.key.toString();
       if (e.type === 'Delete') {
-        const object = e.prev_kv ? decode(e.prev_kv, resourceVersion) : stub(key, resourceVersion);
+        const object = e.prevKv ? parse(e.prevKv.value.toString(), resourceVersion) : stub(key, resourceVersion);
         const ev: StorageEvent = { type: 'DELETED', object, resourceVersion, key };
-        if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
+        if (e.prevKv) ev.prevObject = decodeKv(e.prevKv);
         this.emit(ev);
-      } else if (e.kv.create_revision === e.kv.mod_revision) {
-        this.emit({ type: 'ADDED', object: decode(e.kv), resourceVersion, key });
+      } else if (e.kv.createRevision === e.kv.modRevision) {
+        this.emit({ type: 'ADDED', object: parse(e.kv.value.toString(), resourceVersion), resourceVersion, key });
       } else {
-        const ev: StorageEvent = { type: 'MODIFIED', object: decode(e.kv), resourceVersion, key };
-        if (e.prev_kv) ev.prevObject = decode(e.prev_kv);
+        const ev: StorageEvent = { type: 'MODIFIED', object: parse(e.kv.value.toString(), resourceVersion), resourceVersion, key };
+        if (e.prevKv) ev.prevObject = decodeKv(e.prevKv);
         this.emit(ev);
       }
     }
@@ -387,10 +387,6 @@ class EtcdWatch {
     const out = filterWatchEvent(ev, this.opts.predicate);
     if (out) this.queue.push(out);
   }
-}
-
-function decode(kv: IKeyValue, rev: string = kv.mod_revision): KubeObject {
-  return parse(kv.value.toString(), rev);
 }
 
 function decodeKv(kv: KeyValue): KubeObject {

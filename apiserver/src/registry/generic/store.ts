@@ -17,6 +17,7 @@ import { runMutatingAdmission, runValidatingAdmission, type AdmissionOperation, 
 import { defaultShouldDeleteDuringUpdate, metaOf, type RestStrategy, type StrategyContext, type UpdateTarget } from './strategy.js';
 import { formatTime, generateName } from './names.js';
 import { recordUpdate } from './apply.js';
+import { rememberedJson } from '../../storage/encoded-json.js';
 
 // Objects and events from the watch cache are shared and deep-frozen, so their typed form and its
 // JSON can be computed once for every list and watcher that sends them (upstream's cachingObject).
@@ -130,6 +131,23 @@ export class Store {
     return t;
   }
 
+  /**
+   * typed(), carrying over the JSON the storage kept for a fresh write (encodeObject then reuses
+   * it): the typed form serializes the same when apiVersion and kind already lead the object.
+   */
+  private typedWithJson(obj: KubeObject): KubeObject {
+    const t = this.typed(obj);
+    const json = rememberedJson(obj);
+    if (json === undefined || t === obj) return t;
+    let i = 0;
+    for (const k in obj) {
+      if ((i === 0 && k !== 'apiVersion') || (i === 1 && k !== 'kind')) return t;
+      if (++i === 2) break;
+    }
+    if (i === 2) jsonOf.set(t, Buffer.from(json));
+    return t;
+  }
+
   private ctxOf(rc: RequestContext): StrategyContext {
     return { now: new Date(this.clock.now()), user: rc.user };
   }
@@ -182,10 +200,12 @@ export class Store {
   /**
    * Creates obj in namespace (pipeline: defaults → mutating admission → prepareForCreate →
    * validation → validating admission → storage). generateName retries on a name clash.
+   * body is not changed unless opts.bodyOwned says the caller hands it over (a request body
+   * decoded for this call alone): then it is used as is instead of a deep copy.
    */
-  async create(rc: RequestContext, namespace: string, body: KubeObject): Promise<KubeObject> {
+  async create(rc: RequestContext, namespace: string, body: KubeObject, opts: { bodyOwned?: boolean } = {}): Promise<KubeObject> {
     const ctx = this.ctxOf(rc);
-    let obj = this.checkIdentity(structuredClone(body), namespace);
+    let obj = this.checkIdentity(opts.bodyOwned ? body : structuredClone(body), namespace);
     if (obj.metadata.resourceVersion) throw new ApiError('BadRequest', 'resourceVersion should not be set on objects to be created');
     if (this.defaulter) obj = this.defaulter(this.resource, obj);
     await runMutatingAdmission(this.admission, this.attrs('CREATE', rc, obj, undefined, ''));
@@ -205,7 +225,7 @@ export class Store {
       if (rc.dryRun) return this.typed(obj);
       const undo = await this.strategy.allocate?.(obj, undefined);
       try {
-        return this.typed(await this.storage.create(this.key(namespace, m.name!), obj));
+        return this.typedWithJson(await this.storage.create(this.key(namespace, m.name!), obj));
       } catch (err) {
         await undo?.();
         if (generated && err instanceof ApiError && err.reason === 'AlreadyExists' && attempt < GENERATE_NAME_ATTEMPTS) continue;
