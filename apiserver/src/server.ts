@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
@@ -166,6 +166,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   registry = createRegistry({
     storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
+    defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
     services: {
       ...(o.serviceClusterIPRange ? { serviceCidr: o.serviceClusterIPRange } : {}),

@@ -137,8 +137,16 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
  * as a plain copy.
  */
 export function applyDefaults<T>(resource: Pick<ResourceDescriptor, 'group' | 'resource'>, obj: T): T {
-  const copy = structuredClone(obj);
-  if (!isObj(copy)) return copy;
-  BY_RESOURCE[`${resource.group}/${resource.resource}`]?.(copy);
-  return copy;
+  return applyDefaultsInPlace(resource, structuredClone(obj));
+}
+
+/**
+ * applyDefaults without the copy: fills obj's absent fields and returns obj. For callers that own
+ * obj (the apiserver's create/update pipeline works on its own copy already; a deep copy per write
+ * was a measurable share of its CPU).
+ */
+export function applyDefaultsInPlace<T>(resource: Pick<ResourceDescriptor, 'group' | 'resource'>, obj: T): T {
+  if (!isObj(obj)) return obj;
+  BY_RESOURCE[`${resource.group}/${resource.resource}`]?.(obj);
+  return obj;
 }

@@ -1,3 +1,3 @@
-export { applyDefaults, defaultPodTemplate } from './defaults.js';
+export { applyDefaults, applyDefaultsInPlace, defaultPodTemplate } from './defaults.js';
 export { admitPodDefaults, defaultImagePullPolicy, defaultPod, defaultPodSpec, imageTag, podQOSClass, canonicalizeResourceList, DEFAULT_SCHEDULER_NAME, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from './pod.js';
 export { preserveServiceAllocations } from './service-allocations.js';

@@ -40,7 +40,7 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 export function parseRequestInfo(method: string, url: string): RequestInfo {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
   const parts = path.split('/').filter((p) => p !== '').map(safeDecode);
   const m = method.toUpperCase();
   let group: string; let version: string; let rest: string[];
@@ -61,7 +61,7 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
   if (extra.length > 0 || resource === '') return { resourceRequest: false, verb: m.toLowerCase(), method: m, path };
   const found = lookupResource(group, resource);
   const descriptor = found && found.version === version ? found : undefined;
-  const isWatch = watch || query.get('watch') === 'true' || query.get('watch') === '1';
+  const isWatch = watch || query?.get('watch') === 'true' || query?.get('watch') === '1';
   let verb: RequestVerb;
   switch (m) {
     case 'GET': case 'HEAD': verb = name ? (isWatch ? 'watch' : 'get') : (isWatch ? 'watch' : 'list'); break;
@@ -75,5 +75,6 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
 }
 
 function safeDecode(s: string): string {
+  if (!s.includes('%')) return s;                                    // nothing to decode (almost every segment)
   try { return decodeURIComponent(s); } catch { return s; }
 }
