@@ -9,7 +9,8 @@
  * The single pod is measured BENCH_SINGLE_ROUNDS times (default 9), each round one pod through
  * mk8s and one through docker, in alternating order, each after the previous pod's containers are
  * gone from Docker (so neither side pays for the other's teardown). "Running" is stamped when a
- * watch on the namespace delivers the pod Running with every container running.
+ * watch on the namespace delivers the pod Running with every container running. BENCH_BURSTS
+ * (default 10,30) lists the bursts; empty: the single pod only.
  *
  * Run: node --conditions=@mk8s/source --import tsx bench/pod-startup/run.ts  (cluster from `make up`)
  */
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
     printRow(`1 pod (${rounds} rounds): p50 (s)`, fmt(s1.p50 / 1000), fmt(f1.p50 / 1000), `+${fmt((s1.p50 - f1.p50) / 1000)}s`, '≤ floor + 0.3 s');
     printRow(`1 pod (${rounds} rounds): p99 (s)`, fmt(s1.p99 / 1000), fmt(f1.p99 / 1000), fmt(s1.p99 / f1.p99), '≤ 2 s');
     console.log(`  per round (s): mk8s ${ours.map((x) => fmt(x / 1000)).join(' ')}; docker ${floor.map((x) => fmt(x / 1000)).join(' ')}`);
-    for (const n of [10, 30]) {
+    for (const n of (process.env['BENCH_BURSTS'] ?? '10,30').split(',').filter(Boolean).map(Number)) {
       const ours = await mk8sBurst(n, node);
       const s = summarize(ours.latMs);
       const floorSeq = summarize((await dockerBurst(Math.min(n, 10), false)).latMs);

@@ -16,7 +16,7 @@ import { FakeProber } from './testing/fake-prober.js';
 const roots: string[] = [];
 after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
 
-function fixture(o: { configMaps?: Record<string, ConfigMap> } = {}) {
+function fixture(o: { configMaps?: Record<string, ConfigMap>; beforeConfigMap?: () => Promise<void> } = {}) {
   const clock = new FakeClock();
   const now = () => clock.now();
   const images = new FakeImageService({ images: ['busybox:1.36', 'mk8s/testserver:1.0'], now });
@@ -30,7 +30,7 @@ function fixture(o: { configMaps?: Record<string, ConfigMap> } = {}) {
   const configMapReads: string[] = [];
   const newSyncer = () => new PodSyncer({
     runtime, images, recorder, probes, prober, clock, logger: silentLogger(), nodeName: 'node-1', nodeIP: () => '10.240.0.11', rootDir,
-    configs: { configMap: async (_ns, n) => { configMapReads.push(n); return o.configMaps?.[n]; }, secret: async () => undefined },
+    configs: { configMap: async (_ns, n) => { configMapReads.push(n); await o.beforeConfigMap?.(); return o.configMaps?.[n]; }, secret: async () => undefined },
   });
   const syncer = newSyncer();
   let last: PodStatus | undefined;
@@ -95,6 +95,35 @@ test('a new pod: image presence is asked while the sandbox starts, volumes are r
   }));
   assert.deepEqual(f.configMapReads, ['cm', 'cm']);
   assert.equal(asked.length, 1);
+});
+
+test('a new pod: its volumes are set up while the sandbox starts', async () => {
+  let runtime!: ReturnType<typeof fixture>['runtime'];
+  // The ConfigMap read answers only once the sandbox was asked for: one after the other, this would never settle.
+  const sandboxAsked = async () => { while (!runtime.called.includes('runPodSandbox')) await new Promise((r) => setImmediate(r)); };
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } }, beforeConfigMap: sandboxAsked });
+  runtime = f.runtime;
+  const { status } = await f.sync(pod({ volumes: [{ name: 'cfg', configMap: { name: 'cm' } }], containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }] }));
+  assert.equal(status.phase, 'Running');
+});
+
+test('a missing ConfigMap volume: FailedMount, no sandbox left, none tried again until the volume can be set up', async () => {
+  const cms: Record<string, ConfigMap> = {};
+  const f = fixture({ configMaps: cms });
+  const p = pod({ volumes: [{ name: 'cfg', configMap: { name: 'late' } }], containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }] });
+  const first = await f.sync(p);
+  assert.deepEqual(first.result, { requeueAfterMs: 5_000 });
+  assert.ok(f.recorder.events.includes('Warning FailedMount MountVolume.SetUp failed: configmap "late" not found'));
+  assert.equal(f.runtime.sandboxes.size, 0, 'the sandbox started alongside the volumes is removed again');
+  assert.equal(first.status.phase, 'Pending');
+  assert.equal(first.status.podIP, undefined);
+  assert.equal(first.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+  const runs = f.runtime.called.filter((m) => m === 'runPodSandbox').length;
+  await f.sync(p);
+  assert.equal(f.runtime.called.filter((m) => m === 'runPodSandbox').length, runs, 'later syncs wait for the volumes before any sandbox');
+  cms['late'] = { metadata: { name: 'late' }, data: { k: 'v' } };
+  const { status } = await f.sync(p);
+  assert.equal(status.phase, 'Running');
 });
 
 test('a crashing container restarts, then waits in CrashLoopBackOff with a doubling delay', async () => {

@@ -72,6 +72,8 @@ export class PodSyncer {
   readonly waiting = new Map<string, Map<string, Waiting>>();
   readonly crashBackoff: Backoff;
   readonly imageBackoff: Backoff;
+  /** Pods whose volume setup failed: their sandbox waits for their volumes (no speculative start). */
+  private readonly strictVolumes = new Set<string>();
   private readonly crashBackoffInitialMs: number;
   private readonly crashBackoffMaxMs: number;
   constructor(private readonly o: PodSyncerOptions) {
@@ -157,11 +159,20 @@ export class PodSyncer {
       await this.stopAll(pod, rt, 0, 'sandbox changed');
       for (const s of rt.sandboxes) await this.o.runtime.stopPodSandbox(s.id).catch(() => undefined);
       const attempt = rt.sandboxes.length ? Math.max(...rt.sandboxes.map((s) => s.metadata.attempt)) + 1 : 0;
-      // Volumes first: a missing ConfigMap leaves the pod ContainerCreating without a sandbox.
-      try { volumes = await setupVolumes(this.o.rootDir, pod, this.o.configs); } catch (err) {
-        if (!(err instanceof VolumeError)) throw err;
-        this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
-        return { result: { requeueAfterMs: 5_000 }, rt };
+      // Volumes come before the sandbox (upstream waits for the mounts): a missing ConfigMap leaves
+      // the pod ContainerCreating, FailedMount, without a sandbox. Their API reads (TokenRequest,
+      // ConfigMaps) take about as long as an API round trip, and so, while Docker makes the
+      // sandbox, they run alongside it: when they fail the new sandbox is removed again and the
+      // pod's later syncs wait for its volumes first (no sandbox churn while a ConfigMap is missing).
+      const speculate = !this.strictVolumes.has(uid);
+      const volumesSetUp = setupVolumes(this.o.rootDir, pod, this.o.configs);
+      volumesSetUp.catch(() => undefined); // awaited below
+      if (!speculate) {
+        try { volumes = await volumesSetUp; } catch (err) {
+          if (!(err instanceof VolumeError)) throw err;
+          this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
+          return { result: { requeueAfterMs: 5_000 }, rt };
+        }
       }
       // The sandbox takes Docker a while: ask meanwhile whether the images are present, instead
       // of one round trip per container after it (read-only; the Pulled event is unchanged).
@@ -172,14 +183,26 @@ export class PodSyncer {
         check.catch(() => undefined); // awaited (and its error thrown) where it is used
         imageChecks.set(image, check);
       }
-      let id: string;
-      try {
-        id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
-        log.info({ sandboxId: id, attempt }, 'Created pod sandbox');
-      } catch (err) {
+      const [vol, run] = await Promise.allSettled([volumesSetUp, this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt))]);
+      if (vol.status === 'rejected') {
+        this.strictVolumes.add(uid);
+        if (run.status === 'fulfilled') {
+          await this.o.runtime.stopPodSandbox(run.value).catch(() => undefined);
+          await this.o.runtime.removePodSandbox(run.value).catch((err: unknown) => log.warn({ err, sandboxId: run.value }, 'Could not remove pod sandbox'));
+        }
+        if (!(vol.reason instanceof VolumeError)) throw vol.reason;
+        this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', vol.reason.message);
+        return { result: { requeueAfterMs: 5_000 }, rt };
+      }
+      this.strictVolumes.delete(uid);
+      volumes = vol.value;
+      if (run.status === 'rejected') {
+        const err: unknown = run.reason;
         this.o.recorder.event(pod, 'Warning', 'FailedCreatePodSandBox', 'Failed to create pod sandbox: %s', err instanceof Error ? err.message : String(err));
         throw err;
       }
+      const id = run.value;
+      log.info({ sandboxId: id, attempt }, 'Created pod sandbox');
       if (rt.sandboxes.length === 0 && rt.containers.length === 0) {
         // A new pod: its state is this one sandbox, and one status call says all about it.
         const st = await this.o.runtime.podSandboxStatus(id);
@@ -483,6 +506,7 @@ export class PodSyncer {
     for (const s of rt.sandboxes) await this.o.runtime.removePodSandbox(s.id);
     await removePodDir(this.o.rootDir, uid);
     this.waiting.delete(uid);
+    this.strictVolumes.delete(uid);
     this.crashBackoff.forgetPrefix(`${uid}/`);
     this.imageBackoff.forgetPrefix(`${uid}/`);
   }
