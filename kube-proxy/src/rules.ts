@@ -106,7 +106,7 @@ export interface RuleContext {
    * chains. Besides a third less restore input, it matters on the nft backend: every commit that
    * adds a rule makes the kernel re-validate every rule reachable from the built-in chains
    * (nft_table_validate), and each `-m comment` is one more xt match to walk; measured on
-   * 1,000 Services × 10 endpoints, a one-endpoint restore's kernel time drops by ~40%.
+   * 1,000 Services × 10 endpoints (perf stat), a one-endpoint restore's CPU drops from 50 to 38 ms.
    */
   largeClusterMode: boolean;
 }
