@@ -395,7 +395,9 @@ function decodeKv(kv: KeyValue): KubeObject {
 
 function parse(value: string, rev: string): KubeObject {
   const obj = JSON.parse(value) as KubeObject;
-  obj.metadata = { ...obj.metadata, resourceVersion: String(rev) };
+  // Freshly parsed, so ours to change: set the field rather than copy metadata.
+  if (typeof obj.metadata === 'object' && obj.metadata !== null) obj.metadata.resourceVersion = String(rev);
+  else obj.metadata = { resourceVersion: String(rev) } as KubeObject['metadata'];
   return obj;
 }
 
