@@ -255,7 +255,9 @@ async function spawnApiServer(etcdEndpoints: string[]): Promise<{ url: string; p
   // BENCH_APISERVER_MAIN: another checkout's apiserver/src/main.ts (an A/B against older code).
   const main = process.env['BENCH_APISERVER_MAIN'] ?? fileURLToPath(new URL('../../apiserver/src/main.ts', import.meta.url));
   const prof = process.env['BENCH_CPU_PROF'];
-  const args = ['--conditions=@mk8s/source', '--import', 'tsx', ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), main,
+  // BENCH_APISERVER_NODE_FLAGS: extra node flags for the apiserver process (e.g. V8 heap sizing).
+  const nodeFlags = (process.env['BENCH_APISERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+  const args = ['--conditions=@mk8s/source', '--import', 'tsx', ...nodeFlags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), main,
     `--etcd-servers=${etcdEndpoints.join(',')}`, `--port=${port}`, '--log-level=warn', '--etcd-compaction-interval=0'];
   const proc: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const killOnExit = () => proc.kill('SIGKILL');
