@@ -224,7 +224,9 @@ export class EtcdKvClient {
         stream.on('close', () => {
           if (over || settled) return;
           if (status === undefined) {
-            end(new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: stream closed without a status (${stream.rstCode})`), !conn.connected);
+            // REFUSED_STREAM (e.g. streams past a GOAWAY) means etcd did not process it: retry anywhere.
+            const refused = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+            end(new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: stream closed without a status (${stream.rstCode})`), refused || !conn.connected);
             return;
           }
           if (status !== '0') { end(new EtcdCallError(Number(status), message || `gRPC status ${status}`), false); return; }
