@@ -139,14 +139,31 @@ describe('controller-manager against the apiserver', () => {
     let events = 0;
     const watchAc = new AbortController();
     const rv = (await pods(ns).list()).metadata.resourceVersion;
+    // ReplicaSets watched too, so that a violation says what the controllers saw at that moment.
+    const rsState = new Map<string, RS>();
+    const timeline: string[] = [];
+    const watchingRS = (async () => {
+      for await (const ev of client.resource<RS>(ReplicaSets, ns).watch({ resourceVersion: rv ?? '0', signal: watchAc.signal })) {
+        if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+        rsState.set(ev.object.metadata.name, ev.object);
+        timeline.push(`RS ${ev.type} ${ev.object.metadata.name} ${ev.object.spec?.replicas}/${ev.object.status?.replicas}`);
+      }
+    })().catch(() => undefined);
+    const watchingD = (async () => {
+      for await (const ev of client.resource<D>(Deployments, ns).watch({ resourceVersion: rv ?? '0', signal: watchAc.signal })) {
+        if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+        timeline.push(`D ${ev.type} gen ${ev.object.metadata.generation} observed ${ev.object.status?.observedGeneration} image ${ev.object.spec?.template?.spec?.containers[0]?.image}`);
+      }
+    })().catch(() => undefined);
     const watching = (async () => {
       for await (const ev of pods(ns).watch({ resourceVersion: rv ?? '0', signal: watchAc.signal })) {
         if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+        timeline.push(`pod ${ev.type} ${ev.object.metadata.name}${ev.object.metadata.deletionTimestamp ? ' (deleting)' : ''}`);
         events++;
         if (ev.type === 'DELETED') state.delete(ev.object.metadata.name); else state.set(ev.object.metadata.name, ev.object);
         const live = [...state.values()].filter((p) => !p.metadata.deletionTimestamp);
         const available = live.filter(isReady).length;
-        if (live.length > REPLICAS + SURGE) violations.push(`${live.length} pods after ${ev.type} ${ev.object.metadata.name}`);
+        if (live.length > REPLICAS + SURGE) violations.push(`${live.length} pods after ${ev.type} ${ev.object.metadata.name}: ${live.map((p) => p.metadata.name).join(' ')}; ReplicaSets ${[...rsState.values()].map((r) => `${r.metadata.name} spec ${r.spec?.replicas} status ${r.status?.replicas}`).join(', ')}; timeline ${timeline.slice(-40).join(' | ')}`);
         if (available < REPLICAS - UNAVAIL) violations.push(`${available} available after ${ev.type} ${ev.object.metadata.name}`);
       }
     })().catch(() => undefined);
@@ -159,7 +176,14 @@ describe('controller-manager against the apiserver', () => {
     await waitFor('old pods gone', async () => (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === 'v2') && (await livePods(ns)).length === REPLICAS);
     watchAc.abort();
     await watching;
+    await watchingRS;
+    await watchingD;
     assert.ok(events > 8, `saw ${events} pod events`);
+    if (violations.length) {
+      const scaling = (await client.resource<Obj<Event>>(Events, ns).list()).items.filter((e) => e.reason === 'ScalingReplicaSet')
+        .map((e) => `${e.source?.component ?? e.reportingComponent}: ${e.message} x${e.count ?? 1}`);
+      violations.push(`ScalingReplicaSet events: ${scaling.join(' | ')}`);
+    }
     assert.deepEqual(violations, []);
 
     // Rollback as `kubectl rollout undo` does: the template of revision 1, written back.

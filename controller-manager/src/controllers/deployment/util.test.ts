@@ -52,6 +52,8 @@ test('old ReplicaSets scale down without dropping below replicas - maxUnavailabl
   assert.deepEqual([...scaleDownOldForRollingUpdate(d, [old, ready], [old])], [['v1', 2]]);
   // unhealthy old replicas are cleaned up first, oldest first
   assert.deepEqual([...cleanupUnhealthy([rs('a', 3, 1, 'a', 0), rs('b', 2, 0, 'b', 1)], 3)], [['a', 1], ['b', 1]]);
+  // a status that lags a scale-down (4 available, spec 3) never becomes a scale-up
+  assert.throws(() => cleanupUnhealthy([rs('a', 3, 4)], 2), /invalid request to scale down default\/a 3 -> 4/);
 });
 
 test('proportional scaling spreads a resize over active ReplicaSets', () => {

@@ -152,6 +152,11 @@ export function cleanupUnhealthy(oldRSs: readonly RS[], maxCleanup: number): Map
     const available = rs.status?.availableReplicas ?? 0;
     if (spec === available) continue;
     const n = Math.min(maxCleanup - total, spec - available);
+    // A status that still counts pods of a scale-down just made (available > spec) would turn this
+    // into a scale-up; upstream fails the sync then and retries on fresher state.
+    if (n < 0) {
+      throw new Error(`when cleaning up unhealthy replicas, got invalid request to scale down ${rs.metadata?.namespace}/${rs.metadata?.name} ${spec} -> ${spec - n}`);
+    }
     out.set(rs.metadata?.name ?? '', spec - n);
     total += n;
   }
