@@ -23,6 +23,12 @@ export interface IptablesRunner {
   ensureRule(table: Table, chain: string, args: readonly string[]): Promise<boolean>;
   /** Deletes every copy of rule from chain. Idempotent (a missing chain or rule is fine). */
   deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void>;
+  /**
+   * The rules of one chain as `iptables -S` prints them (`-N chain` first), or undefined when the
+   * chain does not exist. Read-only and cheap (one chain, not the table): the proxier's periodic
+   * check that its rules are still there. Rejects when iptables cannot be run.
+   */
+  chainRules?(table: Table, chain: string): Promise<string[] | undefined>;
   /** Releases what the runner keeps between calls (a waiting iptables-restore). Idempotent. */
   close?(): void;
 }
@@ -168,6 +174,14 @@ export class ExecIptablesRunner implements IptablesRunner {
     // EOF before any COMMIT: the waiting restore exits having applied nothing.
     this.spare?.started.child.stdin?.end();
     this.spare = undefined;
+  }
+
+  async chainRules(table: Table, chain: string): Promise<string[] | undefined> {
+    const r = await this.exec(this.bin, ['-w', this.wait, '-t', table, '-S', chain]);
+    if (r.code === 0) return r.stdout.split('\n').filter(Boolean);
+    // iptables exits 1 for a missing chain; anything else (2: bad usage, 4: resource problem) is a failure.
+    if (r.code === 1) return undefined;
+    throw new Error(`iptables -t ${table} -S ${chain} failed (${r.code}): ${r.stderr.trim()}`);
   }
 
   async listChains(table: Table): Promise<string[]> {

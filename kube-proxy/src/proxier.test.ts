@@ -23,6 +23,8 @@ const slice = (svcName: string, ips: string[]): EndpointSliceObj => ({
 });
 /** Lets the runner's microtasks (async sync body) finish after timers fired. */
 const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); };
+/** One sync period: the periodic check reads iptables, then asks the runner, which fires at once (step 0). */
+const period = async () => { clock.step(30_000); await settle(); clock.step(0); await settle(); };
 
 beforeEach(async () => {
   clock = new FakeClock();
@@ -90,8 +92,8 @@ test('a failed restore is retried as a full sync', async () => {
 
 test('a failing iptables-save aborts the full sync before anything is applied; the retry is full again', async () => {
   ipt.failNextSave(new Error('iptables-save: exit 4'));
-  clock.step(30_000);
-  await settle();
+  ipt.flushTable('filter');            // the periodic check finds it: the next sync is full
+  await period();
   assert.equal(ipt.restores.length, 1, 'nothing restored');
   assert.equal(proxier.healthy(), false);
   clock.step(1000);
@@ -101,9 +103,25 @@ test('a failing iptables-save aborts the full sync before anything is applied; t
   assert.ok(proxier.healthy());
 });
 
-test('the periodic full sync re-applies unchanged rules', async () => {
-  clock.step(30_000);
-  await settle();
+test('the periodic check reads two chains back and restores nothing while they are intact', async () => {
+  await period();
+  assert.equal(ipt.restores.length, 1);
+  assert.deepEqual(ipt.chainRuleReads, ['nat KUBE-MARK-MASQ', 'filter KUBE-FORWARD']);
+  assert.ok(proxier.healthy());
+});
+
+test('a flushed table is found by the periodic check and repaired by a full sync with the jumps', async () => {
+  ipt.flushTable('nat');
+  await period();
+  assert.equal(ipt.restores.length, 2);
+  assert.ok(ipt.last().includes(':KUBE-SERVICES - [0:0]') && ipt.last().includes('-I PREROUTING 1 '), 'full, jumps re-added');
+  assert.equal(ipt.rules.size, JUMP_RULES.length);
+});
+
+test('the periodic full sync re-applies unchanged rules once the full sync period passed', async () => {
+  for (let i = 0; i < 119; i++) await period();
+  assert.equal(ipt.restores.length, 1, 'no full sync within the hour');
+  await period();
   assert.equal(ipt.restores.length, 2);
   // The same rules; the jumps from the built-in chains are only re-added when missing.
   assert.equal(ipt.restores[1], ipt.restores[0]!.split('\n').filter((l) => !l.startsWith('-I ')).join('\n'));

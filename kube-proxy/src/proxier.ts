@@ -4,7 +4,8 @@
  * event asks for it, no more often than minSyncPeriodMs (BoundedFrequencyRunner). Events only
  * mark their Service dirty (upstream's change trackers); a sync re-renders just the dirty
  * Services' ports and restores just the chains whose text changed, or nothing. Every
- * syncPeriodMs, and after a failure, a full sync re-reads the kernel's chains, re-applies
+ * syncPeriodMs two chains of ours are read back; if they are gone or empty, and otherwise every
+ * fullSyncPeriodMs and after a failure, a full sync re-reads the kernel's chains, re-applies
  * everything and re-ensures the jumps from the built-in chains, which repairs rules someone
  * flushed.
  */
@@ -27,8 +28,14 @@ export interface ProxierOptions {
   clusterCidr: string;
   /** @default 1000 */
   minSyncPeriodMs?: number;
-  /** Full resync (re-apply and re-check jumps) period. @default 30000 */
+  /**
+   * Period of the check that our rules are still there (upstream's canary monitor): if nat
+   * KUBE-MARK-MASQ or filter KUBE-FORWARD is gone or empty (a table flushed or deleted), the
+   * next sync is full. Also the longest time without a sync. @default 30000
+   */
   syncPeriodMs?: number;
+  /** A full sync (re-apply everything, re-ensure the jumps) at least this often (upstream FullSyncPeriod). @default 3600000 */
+  fullSyncPeriodMs?: number;
   clock: Clock;
   logger: Logger;
   metrics?: ProxyMetrics;
@@ -78,6 +85,8 @@ export class Proxier {
   /** Port keys re-rendered since the last successful restore. */
   private pendingPorts = new Set<string>();
   private needFull = true;
+  /** clock.now() of the last successful full sync. */
+  private lastFullAt = -Infinity;
   private cancelPeriodic: (() => void) | undefined;
   private synced = false;
   private lastError: unknown;
@@ -99,15 +108,39 @@ export class Proxier {
     o.endpointSlices.addEventHandler({ onAdd: sliceChanged, onUpdate: (a, b) => { sliceChanged(a); sliceChanged(b); }, onDelete: sliceChanged });
   }
 
-  /** Starts syncing (the first, full sync at once) and the periodic full resync. */
+  /** Starts syncing (the first, full sync at once) and the periodic check and full resync. */
   start(): void {
     this.runner.run();
+    const period = this.o.syncPeriodMs ?? 30_000;
     const periodic = () => {
-      this.needFull = true;
-      this.runner.run();
-      this.cancelPeriodic = this.o.clock.setTimeout(periodic, this.o.syncPeriodMs ?? 30_000);
+      void this.periodicCheck().then((full) => {
+        if (full) this.needFull = true;
+        this.runner.run();
+      });
+      this.cancelPeriodic = this.o.clock.setTimeout(periodic, period);
     };
-    this.cancelPeriodic = this.o.clock.setTimeout(periodic, this.o.syncPeriodMs ?? 30_000);
+    this.cancelPeriodic = this.o.clock.setTimeout(periodic, period);
+  }
+
+  /**
+   * Whether the periodic sync must be full: the full sync period passed, or our rules are gone
+   * (upstream watches canary chains for this; reading two fixed chains of ours also catches a
+   * flushed table, whose chains stay but lose their rules). A full sync every period instead
+   * would make every change that comes during one wait for it (seconds with 1,000 Services).
+   */
+  private async periodicCheck(): Promise<boolean> {
+    if (this.o.clock.now() - this.lastFullAt >= (this.o.fullSyncPeriodMs ?? 3_600_000)) return true;
+    const read = this.o.iptables.chainRules?.bind(this.o.iptables);
+    if (!read) return true;     // a runner that cannot tell: re-apply everything, as before
+    try {
+      const [nat, filter] = await Promise.all([read('nat', 'KUBE-MARK-MASQ'), read('filter', 'KUBE-FORWARD')]);
+      const intact = !!nat?.some((l) => l.startsWith('-A KUBE-MARK-MASQ ')) && !!filter?.some((l) => l.startsWith('-A KUBE-FORWARD '));
+      if (!intact) this.o.logger.info('Proxy rules are gone (table flushed?), next sync is full');
+      return !intact;
+    } catch (err) {
+      this.o.logger.warn({ err }, 'Could not read proxy rules back, next sync is full');
+      return true;
+    }
   }
 
   stop(): void { this.runner.stop(); this.cancelPeriodic?.(); }
@@ -206,6 +239,7 @@ export class Proxier {
       if (input !== '') await this.o.iptables.restore(input, { noflush: true });
     }
     this.markApplied(full);
+    if (full) this.lastFullAt = started;
     this.needFull = false;
     this.lastError = undefined;
     const m = this.o.metrics;

@@ -120,6 +120,13 @@ describe('proxier on real iptables', { timeout: 300_000 }, () => {
     for (let i = 0; i < 10; i++) assert.equal(get(NODE, `http://${CLUSTER_IP}/hostname`).stdout, 'pod-a');
   });
 
+  test('chainRules reads one chain back (what the periodic check uses); a missing chain is undefined', async () => {
+    const masq = await iptables.chainRules('nat', 'KUBE-MARK-MASQ');
+    assert.equal(masq?.[0], '-N KUBE-MARK-MASQ');
+    assert.ok(masq?.some((l) => l.startsWith('-A KUBE-MARK-MASQ ') && l.includes('MARK')), masq?.join('\n'));
+    assert.equal(await iptables.chainRules('nat', 'KUBE-NO-SUCH-CHAIN'), undefined);
+  });
+
   test('flushed chains and jumps are repaired by the next full sync; cleanup removes everything', async () => {
     inNs(NODE, ['iptables', '-t', 'nat', '-F', 'KUBE-SERVICES']);
     inNs(NODE, ['iptables', '-t', 'nat', '-D', 'OUTPUT', '-m', 'comment', '--comment', 'kubernetes service portals', '-j', 'KUBE-SERVICES']);

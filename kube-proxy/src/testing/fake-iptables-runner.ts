@@ -10,6 +10,10 @@ export class FakeIptablesRunner implements IptablesRunner {
   readonly chains: Record<Table, Set<string>> = { nat: new Set(['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING']), filter: new Set(['INPUT', 'FORWARD', 'OUTPUT']) };
   /** "table chain args…" of the jump rules present. */
   readonly rules = new Set<string>();
+  /** The `-A` lines restored into each of our chains, by "table chain" (chainRules reads them). */
+  readonly chainLines = new Map<string, string[]>();
+  /** chainRules calls, in order ("table chain"). */
+  readonly chainRuleReads: string[] = [];
   private nextRestoreError: Error | undefined;
 
   private nextSaveError: Error | undefined;
@@ -29,8 +33,9 @@ export class FakeIptablesRunner implements IptablesRunner {
       const jump = /^-I (\S+) 1 (.*)$/.exec(line);
       if (jump) this.rules.add(`${table} ${jump[1]} ${jump[2]!.replace(/"/g, '')}`);
       if (line.startsWith('*')) table = line.slice(1) as Table;
-      else if (line.startsWith(':')) this.chains[table].add(line.slice(1).split(' ')[0]!);
-      else if (line.startsWith('-X ')) this.chains[table].delete(line.slice(3).trim());
+      else if (line.startsWith(':')) { const c = line.slice(1).split(' ')[0]!; this.chains[table].add(c); this.chainLines.set(`${table} ${c}`, []); }
+      else if (line.startsWith('-X ')) { const c = line.slice(3).trim(); this.chains[table].delete(c); this.chainLines.delete(`${table} ${c}`); }
+      else if (line.startsWith('-A ')) this.chainLines.get(`${table} ${line.split(' ')[1]}`)?.push(line);
     }
   }
   async listChains(table: Table): Promise<string[]> { return [...this.chains[table]]; }
@@ -55,6 +60,16 @@ export class FakeIptablesRunner implements IptablesRunner {
     return true;
   }
   async deleteRule(table: Table, chain: string, args: readonly string[]): Promise<void> { this.rules.delete(`${table} ${chain} ${args.join(' ')}`); }
+  async chainRules(table: Table, chain: string): Promise<string[] | undefined> {
+    this.chainRuleReads.push(`${table} ${chain}`);
+    if (!this.chains[table].has(chain)) return undefined;
+    return [`-N ${chain}`, ...(this.chainLines.get(`${table} ${chain}`) ?? [])];
+  }
+  /** What `iptables -t table -F` does to our chains (they stay, empty); the jumps go too. */
+  flushTable(table: Table): void {
+    for (const [k, v] of this.chainLines) if (k.startsWith(`${table} `)) v.length = 0;
+    for (const r of [...this.rules]) if (r.startsWith(`${table} `)) this.rules.delete(r);
+  }
   /** The last restore input, or ''. */
   last(): string { return this.restores.at(-1) ?? ''; }
 }
