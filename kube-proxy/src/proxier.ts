@@ -129,6 +129,7 @@ export class Proxier {
    * would make every change that comes during one wait for it (seconds with 1,000 Services).
    */
   private async periodicCheck(): Promise<boolean> {
+    if (this.needFull) return true;     // already asked for (or running: its restore may not be in yet)
     if (this.o.clock.now() - this.lastFullAt >= (this.o.fullSyncPeriodMs ?? 3_600_000)) return true;
     const read = this.o.iptables.chainRules?.bind(this.o.iptables);
     if (!read) return true;     // a runner that cannot tell: re-apply everything, as before
@@ -239,8 +240,9 @@ export class Proxier {
       if (input !== '') await this.o.iptables.restore(input, { noflush: true });
     }
     this.markApplied(full);
-    if (full) this.lastFullAt = started;
-    this.needFull = false;
+    // Only a full sync satisfies a request for one: a check that asked for it while this partial
+    // sync was restoring must not be lost.
+    if (full) { this.lastFullAt = started; this.needFull = false; }
     this.lastError = undefined;
     const m = this.o.metrics;
     if (input === '') {
