@@ -175,3 +175,24 @@ test('crossing 1,000 endpoints turns the next sync into a full one without per-e
   assert.ok(ipt.last().includes(`-A ${sep} -m comment --comment default/web:http -s ${many[0]}/32 -j KUBE-MARK-MASQ`), 'comments again');
   assert.ok(ipt.last().includes(':KUBE-POSTROUTING - [0:0]'), 'a full restore again');
 });
+
+test('a full sync asked for by the periodic check while a partial restore runs is not lost', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const restore = ipt.restore.bind(ipt);
+  ipt.restore = async (input: string | AsyncIterable<string>) => { await gate; return restore(input); };
+  slices.update(slice('web', ['10.244.1.2', '10.244.1.3']));
+  clock.step(1000);
+  await settle();                      // the partial sync is now waiting in its restore
+  ipt.flushTable('nat');
+  clock.step(29_000);                  // the periodic check (t = 30 s) finds the table flushed
+  await settle();
+  release();
+  await settle();
+  assert.equal(ipt.restores.length, 2, 'the partial one');
+  assert.ok(!ipt.last().includes(':KUBE-POSTROUTING - [0:0]'));
+  clock.step(1000);
+  await settle();
+  assert.equal(ipt.restores.length, 3);
+  assert.ok(ipt.last().includes(':KUBE-POSTROUTING - [0:0]'), 'then a full one');
+});
