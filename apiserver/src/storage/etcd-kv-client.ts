@@ -1,29 +1,30 @@
 /**
- * EtcdKvClient: unary calls to etcd's KV service (Range, Txn, Compact) as plain gRPC over
- * node:http2, with the hand-written codec of etcd-kv-codec.ts. Every create, get, update and delete
- * of the apiserver is one of these calls, and through the etcd3 library (cockatiel policies,
- * grpc-js' call stack, protobufjs, Long) one cost about twice the CPU of the same call made here:
- * on a 2-core machine shared with etcd that CPU is throughput. Watches stay on the etcd3 library.
+ * EtcdKvClient: the apiserver's calls to etcd's KV service (Range, Txn, Compact) and Watch streams,
+ * on @grpc/grpc-js (one grpc.Client per member) with the protobufjs codec of etcd-kv-messages.ts.
+ * Not the `etcd3` library's client: its per-call layers (cockatiel retry and circuit-breaker
+ * policies, proto-loader's object conversion, Long) about doubled the CPU of each call, and every
+ * create, get, update and delete of the apiserver is one call; on a 2-core machine shared with
+ * etcd that CPU is throughput. grpc-js and protobufjs are the kept pieces underneath both.
  *
- * Connection behaviour follows etcd's clientv3: calls go round-robin over the endpoints (one
- * HTTP/2 connection each, opened on first use); a member that refuses connections is skipped for a
- * backoff; a call is retried on another member only when it cannot have reached etcd (connection
- * refused or reset before the request was sent) or when it is a read (clientv3's retry policy:
- * mutations are retried only when never sent). Connections are pinged every 30 s and dropped
- * when no answer comes in 10 s (the apiserver's etcd keepalive).
+ * Connection behaviour follows etcd's clientv3: calls go round-robin over the members; a member
+ * whose connection cannot come up is skipped for a backoff; a call is retried on another member
+ * only when it cannot have reached etcd (grpc-js' "No connection established": the channel never
+ * got a connection to carry it) or when it is a read (clientv3's retry policy: mutations are
+ * retried only when never sent). grpc-js itself retries streams that never started or that the
+ * server refused (transparent retries). Connections are pinged every 30 s and dropped when no
+ * answer comes in 10 s (the apiserver's etcd keepalive).
  */
-import http2 from 'node:http2';
+import * as grpc from '@grpc/grpc-js';
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@mk8s/component-base';
 import {
-  decodeHeaderRevision, decodeRange, decodeTxn, encodeCompaction, encodeRange, encodeTxn,
-  decodeWatchResponse, encodeWatchCreate, encodeWatchProgress,
-  type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse, type WatchCreateRequest, type WatchResponse,
-} from './etcd-kv-codec.js';
+  decodeCompaction, decodeRange, decodeTxn, decodeWatchResponse, encodeCompaction, encodeRange, encodeTxn, encodeWatchRequest,
+  type CompactionRequest, type RangeRequest, type RangeResponse, type TxnRequest, type TxnResponse, type WatchRequest, type WatchResponse,
+} from './etcd-kv-messages.js';
 
 /** gRPC status codes the storage tells apart (grpc/status codes). */
-export const GRPC_DEADLINE_EXCEEDED = 4;
-export const GRPC_UNAVAILABLE = 14;
+export const GRPC_DEADLINE_EXCEEDED = grpc.status.DEADLINE_EXCEEDED;
+export const GRPC_UNAVAILABLE = grpc.status.UNAVAILABLE;
 
 /** A failed etcd call: the gRPC status code and etcd's message (e.g. "etcdserver: request timed out"). */
 export class EtcdCallError extends Error {
@@ -45,30 +46,21 @@ export interface EtcdKvClientOptions {
   keepaliveMs?: [interval: number, timeout: number];
 }
 
-const PATH = { range: '/etcdserverpb.KV/Range', txn: '/etcdserverpb.KV/Txn', compact: '/etcdserverpb.KV/Compact' } as const;
-const headersFor = (path: string): http2.OutgoingHttpHeaders => ({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
-const HEADERS: Record<keyof typeof PATH, http2.OutgoingHttpHeaders> = { range: headersFor(PATH.range), txn: headersFor(PATH.txn), compact: headersFor(PATH.compact) };
-// hasleader: etcd ends the watch when its member loses the leader (clientv3.WithRequireLeader, as
-// upstream's apiserver watches), so a partitioned member cannot leave a watch silently stale.
-const WATCH_HEADERS: http2.OutgoingHttpHeaders = { ...headersFor('/etcdserverpb.Watch/Watch'), hasleader: 'true' };
-
-// Large ranges (10,000 pods ≈ 10 MB) should not crawl through HTTP/2's 64 KiB default windows.
-const STREAM_WINDOW = 4 << 20;
-const SESSION_WINDOW = 32 << 20;
 const DOWN_BACKOFF_MS: [number, number] = [500, 5_000];
+const CLOSED = 'etcd client closed';
 
-/** One HTTP/2 connection; a stream that fails on a connection that never came up never reached etcd. */
-interface Connection { session: http2.ClientHttp2Session; connected: boolean; inflight: number }
+/** A method of etcd's KV service: its path and codec. */
+interface Method<Req, Res> { path: string; serialize: (r: Req) => Buffer; deserialize: (b: Buffer) => Res }
+const RANGE: Method<RangeRequest, RangeResponse> = { path: '/etcdserverpb.KV/Range', serialize: encodeRange, deserialize: decodeRange };
+const TXN: Method<TxnRequest, TxnResponse> = { path: '/etcdserverpb.KV/Txn', serialize: encodeTxn, deserialize: decodeTxn };
+const COMPACT: Method<CompactionRequest, number> = { path: '/etcdserverpb.KV/Compact', serialize: encodeCompaction, deserialize: decodeCompaction };
+const WATCH_PATH = '/etcdserverpb.Watch/Watch';
 
 class Endpoint {
-  conn: Connection | undefined;
   downUntil = 0;
   downBackoffMs = DOWN_BACKOFF_MS[0];
-  pingPending = false;
-  constructor(readonly url: string) {}
+  constructor(readonly url: string, readonly client: grpc.Client) {}
 }
-
-interface Pending { deadline: number; fail(err: Error): void }
 
 /**
  * Contract: every method may be called concurrently; errors are EtcdCallError (gRPC code and
@@ -77,47 +69,50 @@ interface Pending { deadline: number; fail(err: Error): void }
  */
 export class EtcdKvClient {
   private readonly endpoints: Endpoint[];
-  private readonly connectOptions: http2.SecureClientSessionOptions;
   private readonly timeoutMs: number;
   private readonly log: Logger | undefined;
   private next = 0;
   private closed = false;
-  private readonly pending = new Set<Pending>();
-  private deadlineTimer: NodeJS.Timeout | undefined;
-  private readonly keepaliveTimer: NodeJS.Timeout;
-  private readonly keepaliveTimeoutMs: number;
+  private readonly inflight = new Set<grpc.ClientUnaryCall | grpc.ClientDuplexStream<WatchRequest, WatchResponse>>();
 
   constructor(o: EtcdKvClientOptions) {
     if (o.endpoints.length === 0) throw new Error('EtcdKvClient: no endpoints');
-    this.endpoints = o.endpoints.map((u) => new Endpoint(/^[a-z]+:\/\//.test(u) ? u : `http://${u}`));
     this.timeoutMs = o.requestTimeoutMs ?? 10_000;
     this.log = o.logger;
-    this.connectOptions = {
-      settings: { initialWindowSize: STREAM_WINDOW, enablePush: false },
-      maxSessionMemory: 256,
-      ...(o.credentials ? {
-        ca: o.credentials.rootCertificate,
-        ...(o.credentials.certChain ? { cert: o.credentials.certChain } : {}),
-        ...(o.credentials.privateKey ? { key: o.credentials.privateKey } : {}),
-      } : {}),
+    const [keepaliveTime, keepaliveTimeout] = o.keepaliveMs ?? [30_000, 10_000];
+    const channelOptions: grpc.ChannelOptions = {
+      'grpc.keepalive_time_ms': keepaliveTime,
+      'grpc.keepalive_timeout_ms': keepaliveTimeout,
+      // Unbounded responses as upstream's client (MaxCallRecvMsgSize = MaxInt32): a full range of
+      // 10,000 pods is ~10 MB, over gRPC's 4 MiB default.
+      'grpc.max_receive_message_length': -1,
+      // Large ranges should not crawl through HTTP/2's 64 KiB default windows.
+      'grpc-node.flow_control_window': 8 << 20,
+      // A restarted member is reconnected within seconds (grpc's default backoff grows to 2 min).
+      'grpc.initial_reconnect_backoff_ms': DOWN_BACKOFF_MS[0],
+      'grpc.max_reconnect_backoff_ms': DOWN_BACKOFF_MS[1],
     };
-    const [interval, timeout] = o.keepaliveMs ?? [30_000, 10_000];
-    this.keepaliveTimeoutMs = timeout;
-    this.keepaliveTimer = setInterval(() => this.keepalive(), interval).unref();
+    this.endpoints = o.endpoints.map((raw) => {
+      const url = new URL(/^[a-z]+:\/\//.test(raw) ? raw : `http://${raw}`);
+      const creds = url.protocol === 'https:'
+        ? grpc.credentials.createSsl(o.credentials?.rootCertificate ?? null, o.credentials?.privateKey ?? null, o.credentials?.certChain ?? null)
+        : grpc.credentials.createInsecure();
+      return new Endpoint(url.href, new grpc.Client(url.host, creds, channelOptions));
+    });
   }
 
-  async range(r: RangeRequest): Promise<RangeResponse> {
-    return decodeRange(await this.unary('range', encodeRange(r), true));
+  range(r: RangeRequest): Promise<RangeResponse> {
+    return this.unary(RANGE, r, true);
   }
 
   /** A txn; idempotent (a read-only txn or one the caller may safely repeat) allows retries after it may have reached etcd. */
-  async txn(t: TxnRequest, idempotent = false): Promise<TxnResponse> {
-    return decodeTxn(await this.unary('txn', encodeTxn(t), idempotent));
+  txn(t: TxnRequest, idempotent = false): Promise<TxnResponse> {
+    return this.unary(TXN, t, idempotent);
   }
 
   /** Compacts history before revision; resolves with the header revision. */
-  async compact(revision: number, physical: boolean): Promise<number> {
-    return decodeHeaderRevision(await this.unary('compact', encodeCompaction(revision, physical), true));
+  compact(revision: number, physical: boolean): Promise<number> {
+    return this.unary(COMPACT, { revision, physical }, true);
   }
 
   /**
@@ -126,121 +121,60 @@ export class EtcdKvClient {
    * reconnects). Never throws: a failed connection surfaces as 'error'.
    */
   watch(): EtcdWatchStream {
-    const ep = this.pick();
     const out = new EtcdWatchStream();
-    if (this.closed) { queueMicrotask(() => out.emit('error', new EtcdCallError(1, 'etcd client closed'))); return out; }
-    let conn: Connection;
-    let stream: http2.ClientHttp2Stream;
-    try {
-      conn = this.connectionOf(ep);
-      stream = conn.session.request(WATCH_HEADERS);
-    } catch (err) {
-      this.markDown(ep);
-      queueMicrotask(() => out.emit('error', new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: ${(err as Error).message}`)));
-      return out;
-    }
-    if (conn.inflight++ === 0) conn.session.ref();
-    stream.once('close', () => { if (--conn.inflight === 0 && !conn.session.destroyed) conn.session.unref(); });
-    out.attach(stream, () => { if (!conn.connected) this.markDown(ep); });
+    if (this.closed) { queueMicrotask(() => out.emit('error', new EtcdCallError(grpc.status.CANCELLED, CLOSED))); return out; }
+    const ep = this.pick();
+    // hasleader: etcd ends the watch when its member loses the leader (clientv3.WithRequireLeader,
+    // as upstream's apiserver watches), so a partitioned member cannot leave a watch silently stale.
+    const md = new grpc.Metadata();
+    md.set('hasleader', 'true');
+    const call = ep.client.makeBidiStreamRequest<WatchRequest, WatchResponse>(WATCH_PATH, encodeWatchRequest, decodeWatchResponse, md);
+    this.inflight.add(call);
+    out.attach(call, (err) => {
+      this.inflight.delete(call);
+      if (err && neverConnected(err)) this.markDown(ep);
+    });
     return out;
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.keepaliveTimer);
-    if (this.deadlineTimer) clearInterval(this.deadlineTimer);
-    for (const p of [...this.pending]) p.fail(new EtcdCallError(1, 'etcd client closed'));
-    for (const e of this.endpoints) { e.conn?.session.destroy(); e.conn = undefined; }
+    // Cancelled calls report CANCELLED to their callbacks, which answer "closed".
+    for (const c of [...this.inflight]) c.cancel();
+    for (const e of this.endpoints) e.client.close();
   }
 
-  private unary(method: keyof typeof PATH, body: Buffer, idempotent: boolean): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new EtcdCallError(1, 'etcd client closed'));
-    return new Promise<Buffer>((resolve, reject) => {
-      let settled = false;
-      let current: http2.ClientHttp2Stream | undefined;
+  private unary<Req, Res>(m: Method<Req, Res>, req: Req, idempotent: boolean): Promise<Res> {
+    if (this.closed) return Promise.reject(new EtcdCallError(grpc.status.CANCELLED, CLOSED));
+    const deadline = Date.now() + this.timeoutMs;
+    return new Promise<Res>((resolve, reject) => {
       let attempts = 0;
-      const p: Pending = {
-        deadline: Date.now() + this.timeoutMs,
-        fail: (err) => { current?.close(http2.constants.NGHTTP2_CANCEL); finish(err); },
-      };
-      const finish = (err: Error | undefined, msg?: Buffer) => {
-        if (settled) return;
-        settled = true;
-        this.pending.delete(p);
-        if (err) reject(err); else resolve(msg!);
-      };
-      // Retries on the next member while attempts are left and the call allows it: never sent, or a
-      // read that failed as unavailable.
-      const retryOr = (err: EtcdCallError, neverSent: boolean) => {
-        if (settled) return;
-        const retriable = neverSent || (idempotent && err.code === GRPC_UNAVAILABLE);
-        if (retriable && attempts < this.endpoints.length && !this.closed && Date.now() < p.deadline) attempt();
-        else finish(err);
-      };
       const attempt = () => {
         attempts++;
         const ep = this.pick();
-        let conn: Connection;
-        let stream: http2.ClientHttp2Stream;
-        try {
-          conn = this.connectionOf(ep);
-          stream = conn.session.request(HEADERS[method]);
-        } catch (err) {
-          this.markDown(ep);
-          retryOr(new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: ${(err as Error).message}`), true);
-          return;
-        }
-        current = stream;
-        // Only calls in flight keep the process alive, not an idle connection.
-        if (conn.inflight++ === 0) conn.session.ref();
-        stream.once('close', () => { if (--conn.inflight === 0 && !conn.session.destroyed) conn.session.unref(); });
-        let over = false;                                            // this attempt has reported
-        const end = (err: EtcdCallError | undefined, neverSent: boolean, msg?: Buffer) => {
-          if (over) return;
-          over = true;
-          if (err) retryOr(err, neverSent); else finish(undefined, msg);
-        };
-        let status: string | undefined;
-        let message = '';
-        const chunks: Buffer[] = [];
-        const onHeaders = (h: http2.IncomingHttpHeaders) => {
-          if (h['grpc-status'] !== undefined) { status = String(h['grpc-status']); message = grpcMessage(h['grpc-message']); }
-        };
-        stream.on('response', (h) => {
-          const code = h[':status'];
-          if (code !== 200) { status ??= String(GRPC_UNAVAILABLE); message ||= `etcd answered HTTP ${code}`; }
-          onHeaders(h);
-        });
-        stream.on('trailers', onHeaders);
-        stream.on('data', (d: Buffer) => chunks.push(d));
-        stream.on('error', (err: Error) => {
-          // A connection that never came up cannot have carried the request: another member can
-          // take it, even a write.
-          const neverSent = !conn.connected;
+        const call = ep.client.makeUnaryRequest<Req, Res>(m.path, m.serialize, m.deserialize, req, { deadline }, (err, res) => {
+          this.inflight.delete(call);
+          if (!err) {
+            if (ep.downBackoffMs !== DOWN_BACKOFF_MS[0]) ep.downBackoffMs = DOWN_BACKOFF_MS[0];
+            resolve(res!);
+            return;
+          }
+          if (this.closed) { reject(new EtcdCallError(grpc.status.CANCELLED, CLOSED)); return; }
+          const neverSent = neverConnected(err);
           if (neverSent) this.markDown(ep);
-          end(new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: ${err.message}`), neverSent);
-        });
-        stream.on('close', () => {
-          if (over || settled) return;
-          if (status === undefined) {
-            // REFUSED_STREAM (e.g. streams past a GOAWAY) means etcd did not process it: retry anywhere.
-            const refused = stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
-            end(new EtcdCallError(GRPC_UNAVAILABLE, `etcd ${ep.url}: stream closed without a status (${stream.rstCode})`), refused || !conn.connected);
+          // Another member may take it when it never left (even a write), or when it is a read
+          // that failed as unavailable; never after the deadline.
+          const retriable = neverSent || (idempotent && err.code === grpc.status.UNAVAILABLE);
+          if (retriable && attempts < this.endpoints.length && Date.now() < deadline) {
+            this.log?.debug({ endpoint: ep.url, err: err.details }, 'Retrying etcd call on another member');
+            attempt();
             return;
           }
-          if (status !== '0') { end(new EtcdCallError(Number(status), message || `gRPC status ${status}`), false); return; }
-          const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          if (all.length < 5 || all[0] !== 0 || all.length < 5 + all.readUInt32BE(1)) {
-            end(new EtcdCallError(13, 'etcd: malformed gRPC response'), false);
-            return;
-          }
-          end(undefined, false, all.subarray(5, 5 + all.readUInt32BE(1)));
+          reject(new EtcdCallError(err.code, `etcd ${ep.url}: ${err.details}`));
         });
-        stream.end(body);
+        this.inflight.add(call);
       };
-      this.pending.add(p);
-      this.armDeadlines();
       attempt();
     });
   }
@@ -262,64 +196,15 @@ export class EtcdKvClient {
     ep.downUntil = Date.now() + ep.downBackoffMs;
     ep.downBackoffMs = Math.min(ep.downBackoffMs * 2, DOWN_BACKOFF_MS[1]);
   }
-
-  private connectionOf(ep: Endpoint): Connection {
-    const cur = ep.conn;
-    if (cur && !cur.session.closed && !cur.session.destroyed) return cur;
-    const session = http2.connect(ep.url, this.connectOptions);
-    const conn: Connection = { session, connected: false, inflight: 0 };
-    ep.conn = conn;
-    const drop = () => { if (ep.conn === conn) ep.conn = undefined; };
-    session.on('connect', () => {
-      conn.connected = true;
-      ep.downBackoffMs = DOWN_BACKOFF_MS[0];
-      ep.downUntil = 0;
-      try { session.setLocalWindowSize(SESSION_WINDOW); } catch { /* closing */ }
-    });
-    session.on('error', (err: Error) => { this.log?.debug({ err, endpoint: ep.url }, 'Etcd connection failed'); drop(); });
-    session.on('goaway', drop);
-    session.on('close', drop);
-    // Only calls in flight keep the process alive, not an idle connection.
-    session.unref();
-    return conn;
-  }
-
-  /** One interval checks every call's deadline (cheaper than a timer per call). */
-  private armDeadlines(): void {
-    if (this.deadlineTimer) return;
-    const tick = Math.max(10, Math.min(250, Math.floor(this.timeoutMs / 10)));
-    this.deadlineTimer = setInterval(() => {
-      if (this.pending.size === 0) { clearInterval(this.deadlineTimer); this.deadlineTimer = undefined; return; }
-      const now = Date.now();
-      for (const p of this.pending) if (p.deadline <= now) p.fail(new EtcdCallError(GRPC_DEADLINE_EXCEEDED, 'context deadline exceeded'));
-    }, tick);
-    this.deadlineTimer.unref();
-  }
-
-  private keepalive(): void {
-    for (const ep of this.endpoints) {
-      const c = ep.conn;
-      if (!c || !c.connected || c.session.destroyed || ep.pingPending) continue;
-      const s = c.session;
-      ep.pingPending = true;
-      const timer = setTimeout(() => {
-        this.log?.warn({ endpoint: ep.url }, 'Etcd keepalive ping timed out, dropping the connection');
-        s.destroy();
-      }, this.keepaliveTimeoutMs).unref();
-      const sent = s.ping((err) => {
-        ep.pingPending = false;
-        clearTimeout(timer);
-        if (err && !s.destroyed) s.destroy();
-      });
-      if (!sent) { ep.pingPending = false; clearTimeout(timer); }
-    }
-  }
 }
 
-/** grpc-message is percent-encoded (gRPC over HTTP/2 spec). */
-function grpcMessage(v: string | string[] | undefined): string {
-  const s = Array.isArray(v) ? v.join(',') : v ?? '';
-  try { return decodeURIComponent(s); } catch { return s; }
+/**
+ * grpc-js fails a call with UNAVAILABLE "No connection established" when its channel has no
+ * connection to put it on (connect refused or still failing): such a call never left this process.
+ * Every other UNAVAILABLE (a connection dropped mid-call) may have reached etcd.
+ */
+function neverConnected(err: grpc.ServiceError): boolean {
+  return err.code === grpc.status.UNAVAILABLE && err.details.includes('No connection established');
 }
 
 /**
@@ -327,57 +212,31 @@ function grpcMessage(v: string | string[] | undefined): string {
  * (etcd closed it cleanly) or 'error'. cancel() ends it from this side (no further events).
  */
 export class EtcdWatchStream extends EventEmitter<{ data: [WatchResponse]; error: [Error]; end: [] }> {
-  private stream: http2.ClientHttp2Stream | undefined;
-  private pending: Buffer | undefined;                              // an incomplete message frame
+  private call: grpc.ClientDuplexStream<WatchRequest, WatchResponse> | undefined;
   private over = false;
 
   /** @internal */
-  attach(stream: http2.ClientHttp2Stream, onNeverConnected: () => void): void {
-    this.stream = stream;
-    let status: string | undefined;
-    let message = '';
-    const onHeaders = (h: http2.IncomingHttpHeaders) => {
-      if (h['grpc-status'] !== undefined) { status = String(h['grpc-status']); message = grpcMessage(h['grpc-message']); }
-    };
-    stream.on('response', onHeaders);
-    stream.on('trailers', onHeaders);
-    stream.on('data', (d: Buffer) => this.onData(d));
-    stream.on('error', (err: Error) => { onNeverConnected(); this.finish(new EtcdCallError(GRPC_UNAVAILABLE, err.message)); });
-    stream.on('close', () => {
-      if (status !== undefined && status !== '0') this.finish(new EtcdCallError(Number(status), message || `gRPC status ${status}`));
-      else this.finish();
+  attach(call: grpc.ClientDuplexStream<WatchRequest, WatchResponse>, onDone: (err?: grpc.ServiceError) => void): void {
+    this.call = call;
+    call.on('data', (res: WatchResponse) => { if (!this.over) this.emit('data', res); });
+    // grpc-js reports every non-OK status as 'error' and an OK one as 'end' (etcd closed cleanly).
+    call.on('error', (err: grpc.ServiceError) => {
+      onDone(err);
+      this.finish(new EtcdCallError(err.code, err.details || err.message));
     });
+    call.on('end', () => { onDone(); this.finish(); });
   }
 
-  write(req: { create: WatchCreateRequest } | { progress: true }): void {
-    if (this.over || !this.stream || this.stream.destroyed) return;
-    this.stream.write('create' in req ? encodeWatchCreate(req.create) : encodeWatchProgress());
+  write(req: WatchRequest): void {
+    if (this.over || !this.call || this.call.writableEnded || this.call.destroyed) return;
+    this.call.write(req);
   }
 
   /** Ends the stream from this side; no more events are emitted. */
   cancel(): void {
+    if (this.over) return;
     this.over = true;
-    if (this.stream && !this.stream.destroyed) this.stream.close(http2.constants.NGHTTP2_CANCEL);
-  }
-
-  private onData(d: Buffer): void {
-    let buf = this.pending ? Buffer.concat([this.pending, d]) : d;
-    this.pending = undefined;
-    while (!this.over && buf.length >= 5) {
-      const len = buf.readUInt32BE(1);
-      if (buf.length < 5 + len) break;
-      let res: WatchResponse;
-      try {
-        res = decodeWatchResponse(buf.subarray(5, 5 + len));
-      } catch (err) {
-        this.finish(new EtcdCallError(13, `etcd watch: ${(err as Error).message}`));
-        this.cancel();
-        return;
-      }
-      buf = buf.subarray(5 + len);
-      this.emit('data', res);
-    }
-    if (buf.length > 0 && !this.over) this.pending = buf;
+    this.call?.cancel();
   }
 
   private finish(err?: Error): void {

@@ -17,7 +17,7 @@ import { continueExpired, decodeContinue, encodeContinue } from './continue-toke
 import { encode } from './memory-storage.js';
 import { rememberJson, splitAtMetadata, withResourceVersion } from './encoded-json.js';
 import { EtcdCallError, EtcdKvClient, GRPC_DEADLINE_EXCEEDED, GRPC_UNAVAILABLE, type EtcdWatchStream } from './etcd-kv-client.js';
-import type { KeyValue, RangeResponse, WatchResponse } from './etcd-kv-codec.js';
+import type { KeyValue, RangeResponse, WatchResponse } from './etcd-kv-messages.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs; ignored when client is given. */
@@ -45,7 +45,7 @@ const MAX_PAGE = 10_000;
 export class Etcd3Storage implements Storage {
   /** The etcd3 library's client, for the compactor (coordinated through compact_rev_key). */
   readonly client: Etcd3;
-  /** KV calls and watch streams: gRPC over node:http2 with a hand-written codec (etcd-kv-client.ts). */
+  /** KV calls and watch streams: grpc-js with etcd's .proto through protobufjs (etcd-kv-client.ts). */
   private readonly kv: EtcdKvClient;
   private readonly log: Logger;
   private readonly clock: Clock;

@@ -4,7 +4,8 @@
  * reuses it for the fixed-port cluster.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,12 +24,20 @@ export interface EtcdMemberArgsOptions {
   host?: string;
   /** @default 'mk8s' */
   clusterToken?: string;
+  /**
+   * Client TLS (file paths): clients connect over https:// and must present a certificate signed
+   * by ca (etcd's --client-cert-auth, as the cluster's etcd runs). Peers stay plain. @default plaintext
+   */
+  clientTls?: EtcdClientTls;
 }
+
+/** Files for etcd's client-facing TLS: its serving cert/key and the CA client certs must chain to. */
+export interface EtcdClientTls { ca: string; cert: string; key: string }
 
 /** The etcd command-line flags for one member. Pure. */
 export function etcdMemberArgs(o: EtcdMemberArgsOptions): string[] {
   const host = o.host ?? '127.0.0.1';
-  const client = `http://${host}:${o.clientPort}`;
+  const client = `${o.clientTls ? 'https' : 'http'}://${host}:${o.clientPort}`;
   const peer = `http://${host}:${o.peerPort}`;
   return [
     `--name=${o.name}`,
@@ -46,6 +55,7 @@ export function etcdMemberArgs(o: EtcdMemberArgsOptions): string[] {
     '--logger=zap',
     '--log-outputs=stderr',
     '--log-level=warn',
+    ...(o.clientTls ? [`--cert-file=${o.clientTls.cert}`, `--key-file=${o.clientTls.key}`, '--client-cert-auth', `--trusted-ca-file=${o.clientTls.ca}`] : []),
   ];
 }
 
@@ -61,10 +71,15 @@ export interface StartEtcdClusterOptions {
   dataDir?: string;
   /** How long to wait for every member to report healthy. @default 60000 */
   timeoutMs?: number;
+  /**
+   * Serve clients over TLS with client-certificate auth; `healthClient` is the client identity the
+   * health checks present. Endpoints are then https://. @default plaintext
+   */
+  tls?: EtcdClientTls & { healthClient: { cert: string; key: string } };
 }
 
 export interface EtcdCluster {
-  /** Client URLs (`http://127.0.0.1:port`), one per member, in member order. */
+  /** Client URLs (`http://127.0.0.1:port`, https:// with tls), one per member, in member order. */
   endpoints: string[];
   /** Directory holding `<name>/` data and `<name>.log` for each member. */
   dataDir: string;
@@ -97,7 +112,10 @@ export async function startEtcdCluster(opts: StartEtcdClusterOptions = {}): Prom
     }));
     const initialCluster = etcdInitialCluster(members);
     const launch = (m: Member) => {
-      const args = etcdMemberArgs({ name: m.name, dataDir: m.dir, clientPort: m.clientPort, peerPort: m.peerPort, initialCluster, state: 'new' });
+      const args = etcdMemberArgs({
+        name: m.name, dataDir: m.dir, clientPort: m.clientPort, peerPort: m.peerPort, initialCluster, state: 'new',
+        ...(opts.tls ? { clientTls: opts.tls } : {}),
+      });
       const proc = spawn('etcd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
       proc.stderr!.pipe(createWriteStream(join(root, `${m.name}.log`), { flags: 'a' }));
       live.add(proc);
@@ -107,7 +125,7 @@ export async function startEtcdCluster(opts: StartEtcdClusterOptions = {}): Prom
     members.forEach(launch);
     const stopAll = async () => { await Promise.all(members.map((m) => stopProc(m))); };
     try {
-      await Promise.all(members.map((m) => waitHealthy(m, opts.timeoutMs ?? 60_000)));
+      await Promise.all(members.map((m) => waitHealthy(m, opts.timeoutMs ?? 60_000, opts.tls)));
     } catch (err) {
       lastErr = err;
       await stopAll();
@@ -115,7 +133,7 @@ export async function startEtcdCluster(opts: StartEtcdClusterOptions = {}): Prom
     }
     let stopped = false;
     return {
-      endpoints: members.map((m) => `http://127.0.0.1:${m.clientPort}`),
+      endpoints: members.map((m) => `${opts.tls ? 'https' : 'http'}://127.0.0.1:${m.clientPort}`),
       dataDir: root,
       async stop() {
         if (stopped) return;
@@ -134,7 +152,7 @@ export async function startEtcdCluster(opts: StartEtcdClusterOptions = {}): Prom
         const m = memberAt(members, i);
         if (m.proc && m.proc.exitCode === null && m.proc.signalCode === null) throw new Error(`etcd member ${i} is still running`);
         launch(m);
-        await waitHealthy(m, opts.timeoutMs ?? 60_000);
+        await waitHealthy(m, opts.timeoutMs ?? 60_000, opts.tls);
       },
     };
   }
@@ -148,10 +166,15 @@ function memberAt(members: Member[], i: number): Member {
   return m;
 }
 
-async function waitHealthy(m: Member, timeoutMs: number): Promise<void> {
+async function waitHealthy(m: Member, timeoutMs: number, tls?: StartEtcdClusterOptions['tls']): Promise<void> {
   const proc = m.proc!;
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
-  await waitForEtcdHealthy(`http://127.0.0.1:${m.clientPort}`, { timeoutMs, abortIf: exited });
+  if (tls) {
+    const [ca, cert, key] = await Promise.all([readFile(tls.ca), readFile(tls.healthClient.cert), readFile(tls.healthClient.key)]);
+    await waitForEtcdHealthy(`https://127.0.0.1:${m.clientPort}`, { timeoutMs, abortIf: exited, tls: { ca, cert, key } });
+  } else {
+    await waitForEtcdHealthy(`http://127.0.0.1:${m.clientPort}`, { timeoutMs, abortIf: exited });
+  }
   if (exited()) throw new Error(`etcd member ${m.name} exited (${proc.exitCode ?? proc.signalCode})`);
 }
 
@@ -159,19 +182,39 @@ async function waitHealthy(m: Member, timeoutMs: number): Promise<void> {
  * Polls an etcd member's /health until it reports healthy (it has a leader), for test harnesses and
  * `mkctl cluster up`. Rejects after timeoutMs, or early once abortIf() is true (e.g. the process exited).
  */
-export async function waitForEtcdHealthy(clientUrl: string, opts: { timeoutMs?: number; abortIf?: () => boolean } = {}): Promise<void> {
+export async function waitForEtcdHealthy(clientUrl: string, opts: { timeoutMs?: number; abortIf?: () => boolean; tls?: { ca: Buffer; cert: Buffer; key: Buffer } } = {}): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (opts.abortIf?.()) return;
     try {
-      const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-      const body = await res.json() as { health?: string };
-      if (res.ok && body.health === 'true') return;
+      if (opts.tls) {
+        if (await httpsHealthy(`${clientUrl}/health`, opts.tls)) return;
+      } else {
+        const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+        const body = await res.json() as { health?: string };
+        if (res.ok && body.health === 'true') return;
+      }
     } catch { /* not up yet */ }
     if (Date.now() > deadline) throw new Error(`etcd at ${clientUrl} not healthy after ${timeoutMs}ms`);
     await new Promise((r) => setTimeout(r, 100));                       // polling a real process, not a test sleep
   }
+}
+
+/** etcd's /health over TLS with a client certificate (fetch has no client-certificate option). */
+function httpsHealthy(url: string, tls: { ca: Buffer; cert: Buffer; key: Buffer }): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const req = httpsGet(url, { ...tls, timeout: 2_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { body += d; });
+      res.on('end', () => {
+        try { resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'); } catch (err) { reject(err as Error); }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
 }
 
 async function stopProc(m: Member): Promise<void> {

@@ -1,4 +1,4 @@
-export { startEtcdCluster, etcdMemberArgs, etcdInitialCluster, type EtcdCluster, type StartEtcdClusterOptions, type EtcdMemberArgsOptions } from './etcd-cluster.js';
+export { startEtcdCluster, etcdMemberArgs, etcdInitialCluster, type EtcdCluster, type StartEtcdClusterOptions, type EtcdMemberArgsOptions, type EtcdClientTls } from './etcd-cluster.js';
 export { MemoryStorage, type MemoryStorageOptions } from './memory-storage.js';
 export { defineStorageConformance, type StorageConformanceFixture } from './storage-conformance.js';
 export { startTestApiServer, kubeconfig, type TestApiServer, type TestApiServerOptions } from './test-server.js';
