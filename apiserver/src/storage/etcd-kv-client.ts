@@ -1,10 +1,9 @@
 /**
  * EtcdKvClient: the apiserver's calls to etcd's KV service (Range, Txn, Compact) and Watch streams,
  * on @grpc/grpc-js (one grpc.Client per member) with the protobufjs codec of etcd-kv-messages.ts.
- * Not the `etcd3` library's client: its per-call layers (cockatiel retry and circuit-breaker
- * policies, proto-loader's object conversion, Long) about doubled the CPU of each call, and every
- * create, get, update and delete of the apiserver is one call; on a 2-core machine shared with
- * etcd that CPU is throughput. grpc-js and protobufjs are the kept pieces underneath both.
+ * Not the `etcd3` library's client: the retry rule for writes, `hasleader` watches that resume by
+ * revision and number revisions are the storage's to state. CPU per call is grpc-js' call stack
+ * either way (bench/README.md: about the etcd3 library's cost).
  *
  * Connection behaviour follows etcd's clientv3: calls go round-robin over the members; a member
  * whose connection cannot come up is skipped for a backoff; a call is retried on another member
@@ -91,6 +90,8 @@ export class EtcdKvClient {
       // A restarted member is reconnected within seconds (grpc's default backoff grows to 2 min).
       'grpc.initial_reconnect_backoff_ms': DOWN_BACKOFF_MS[0],
       'grpc.max_reconnect_backoff_ms': DOWN_BACKOFF_MS[1],
+      // No channelz bookkeeping (per-call counters and traces nobody reads here).
+      'grpc.enable_channelz': 0,
     };
     this.endpoints = o.endpoints.map((raw) => {
       const url = new URL(/^[a-z]+:\/\//.test(raw) ? raw : `http://${raw}`);
