@@ -203,14 +203,19 @@ export class Cacher implements Storage {
     const timeout = new Promise<never>((_, reject) => {
       cancel = this.clock.setTimeout(() => reject(new ApiError('TooManyRequests', 'storage is (re)initializing', { details: { retryAfterSeconds: 1 } })), timeoutMs);
     });
+    let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       if (signal?.aborted) reject(signal.reason);
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      onAbort = () => reject(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
+    aborted.catch(() => undefined);
     try {
       await Promise.race([r.readyPromise, timeout, aborted]);
     } finally {
       cancel?.();
+      // A long-lived signal (a watch request's) must not collect one listener per wait.
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 
