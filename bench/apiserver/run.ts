@@ -30,6 +30,9 @@ const WATCHERS = 100;
 const WATCH_EVENTS = Number(process.env['BENCH_WATCH_EVENTS'] ?? 200);
 const SINGLE_CREATES = Number(process.env['BENCH_SINGLE_CREATES'] ?? 300);
 const ROUNDS = 6;
+// Creates on each side before the measured rounds (performance-anchors §9: keep warm-up separate):
+// a fresh process spends its first thousands of requests in V8's tiers and growing its heap.
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3000);
 // BENCH_ONLY=creates: only the create rounds (a profile of the create path, a quicker A/B).
 const ONLY_CREATES = process.env['BENCH_ONLY'] === 'creates';
 
@@ -54,7 +57,7 @@ async function main(): Promise<void> {
     return text;
   };
   try {
-    for (const ns of ['bench-create', 'bench-list', 'bench-watch']) await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of ['bench-warmup', 'bench-create', 'bench-list', 'bench-watch']) await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 
     // 1+2. Creates: raw etcd txn (create-if-absent, as the apiserver does) vs POST through the apiserver.
     // The raw floor writes what the apiserver stores for the same pod (defaults, uid, timestamps):
@@ -72,6 +75,11 @@ async function main(): Promise<void> {
     const cpuRaw = { self: 0, etcd: 0, api: 0 };
     const cpuApi = { self: 0, etcd: 0, api: 0 };
     const add = (to: typeof cpuRaw, a: typeof cpuRaw, b: typeof cpuRaw) => { to.self += b.self - a.self; to.etcd += b.etcd - a.etcd; to.api += b.api - a.api; };
+    await runConcurrent(WARMUP, IN_FLIGHT, async (i) => {
+      const key = `/bench/raw/warmup/p-${i}`;
+      await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
+    });
+    await runConcurrent(WARMUP, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-warmup/pods', podBody('bench-warmup', `p-${i}`)); });
     const slice = Math.ceil(CREATES / ROUNDS);
     const singleSlice = Math.ceil(SINGLE_CREATES / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
