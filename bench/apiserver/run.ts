@@ -10,7 +10,7 @@
  * The apiserver runs in its own process (as etcd does for the raw floor), started from source with
  * tsx; BENCH_INPROC=1 runs it inside the bench process instead, BENCH_CPU_PROF=DIR writes a
  * `node --cpu-prof` profile of the apiserver process to DIR, BENCH_APISERVER_MAIN=FILE runs another
- * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch.
+ * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch, BENCH_AB_MAIN=FILE adds a second apiserver (another main.ts) whose creates follow ours in every round (CPU per create A/B).
  */
 import { setMaxListeners } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,8 +50,13 @@ async function main(): Promise<void> {
   // The same receive limit as the apiserver's client (a 10,000-pod range is over gRPC's 4 MiB default).
   const raw = new Etcd3({ hosts: etcd.endpoints, grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
   const pool = new Pool(api.url, { connections: IN_FLIGHT, pipelining: 1 });
-  const post = async (path: string, body: unknown) => {
-    const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // BENCH_AB_MAIN=FILE: a second apiserver (another checkout's main.ts) on the same etcd, whose
+  // creates run in every round right after ours: an A/B of CPU per create under the same conditions.
+  const abMain = process.env['BENCH_AB_MAIN'];
+  const apiB = abMain ? await spawnApiServer(etcd.endpoints, abMain) : undefined;
+  const poolB = apiB ? new Pool(apiB.url, { connections: IN_FLIGHT, pipelining: 1 }) : undefined;
+  const post = async (path: string, body: unknown, via = pool) => {
+    const res = await via.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${text}`);
     return text;
@@ -80,6 +85,8 @@ async function main(): Promise<void> {
       await raw.if(key, 'Create', '==', 0).then(raw.put(key).value(payload)).commit();
     });
     await runConcurrent(WARMUP, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-warmup/pods', podBody('bench-warmup', `p-${i}`)); });
+    if (poolB) await runConcurrent(WARMUP, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-warmup/pods', podBody('bench-warmup', `b-${i}`), poolB); });
+    const abCreate = { elapsedMs: 0, cpu: { self: 0, etcd: 0, api: 0 } };
     const slice = Math.ceil(CREATES / ROUNDS);
     const singleSlice = Math.ceil(SINGLE_CREATES / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -110,6 +117,12 @@ async function main(): Promise<void> {
         apiSingle.latMs.push(...one.latMs);
       };
       if (round % 2 === 0) { await rawPhase(); await apiPhase(); } else { await apiPhase(); await rawPhase(); }
+      if (apiB && poolB) {
+        const c0 = cpuSnapshot(etcdPids, apiB.pid);
+        const r = await runConcurrent(n, IN_FLIGHT, async (i) => { await post('/api/v1/namespaces/bench-create/pods', podBody('bench-create', `b-${base + i}`), poolB); });
+        add(abCreate.cpu, c0, cpuSnapshot(etcdPids, apiB.pid));
+        abCreate.elapsedMs += r.elapsedMs;
+      }
     }
     const rawRate = CREATES / (rawCreate.elapsedMs / 1000);
     const apiRate = CREATES / (apiCreate.elapsedMs / 1000);
@@ -132,6 +145,13 @@ async function main(): Promise<void> {
       if (api.pid !== undefined) printRow('  CPU/create: apiserver process (ms)', per(cpuApi.api), '-', '', '(diagnostic)');
       printRow('  CPU/create: bench client (ms)', per(cpuApi.self), per(cpuRaw.self), '', '(diagnostic)');
       printRow('  CPU/create: 3 etcd members (ms)', per(cpuApi.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
+      if (abMain) {
+        const abRate = CREATES / (abCreate.elapsedMs / 1000);
+        console.log(`A/B, BENCH_AB_MAIN=${abMain} after ours in every round:`);
+        printRow('  creates/s of BENCH_AB_MAIN', fmt(abRate, 0), fmt(rawRate, 0), fmt(abRate / rawRate), '(A/B)');
+        printRow('  CPU/create: its apiserver process (ms)', per(abCreate.cpu.api), '-', '', '(A/B)');
+        printRow('  CPU/create: 3 etcd members (ms)', per(abCreate.cpu.etcd), per(cpuRaw.etcd), '', '(A/B)');
+      }
     };
 
     if (ONLY_CREATES) {
@@ -218,7 +238,9 @@ async function main(): Promise<void> {
     printRow('watch delivery p99 (ms)', fmt(apiWatch.p99), fmt(rawWatch.p99), fmt(apiWatch.p99 / rawWatch.p99), '≤ 2×');
   } finally {
     await pool.close();
+    await poolB?.close();
     raw.close();
+    await apiB?.stop();
     await api.stop();
     await etcd.stop();
   }
@@ -258,10 +280,10 @@ function cpuSnapshot(etcdPids: number[], apiPid: number | undefined): { self: nu
 const delta = (ms: number) => `${ms >= 0 ? '+' : ''}${fmt(ms)}`;
 
 /** The apiserver binary in its own process, from source, on a free port; stop() ends it with SIGTERM (profile written). */
-async function spawnApiServer(etcdEndpoints: string[]): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
+async function spawnApiServer(etcdEndpoints: string[], mainFile?: string): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
   // BENCH_APISERVER_MAIN: another checkout's apiserver/src/main.ts (an A/B against older code).
-  const main = process.env['BENCH_APISERVER_MAIN'] ?? fileURLToPath(new URL('../../apiserver/src/main.ts', import.meta.url));
+  const main = mainFile ?? process.env['BENCH_APISERVER_MAIN'] ?? fileURLToPath(new URL('../../apiserver/src/main.ts', import.meta.url));
   const prof = process.env['BENCH_CPU_PROF'];
   // BENCH_APISERVER_NODE_FLAGS: extra node flags for the apiserver process (e.g. V8 heap sizing).
   const nodeFlags = (process.env['BENCH_APISERVER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
