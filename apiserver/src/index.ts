@@ -11,3 +11,4 @@ export { DefaultPodFields } from './admission/plugins/pod-defaults.js';
 export { parseRequestInfo, type RequestInfo, type ResourceRequestInfo } from './endpoints/request-info.js';
 export { createRegistry, Store, STRATEGIES, type Registry, type RestStrategy, type RequestContext } from './registry/index.js';
 export { ServiceAccountTokenIssuer, ServiceAccountAuthenticator, DEFAULT_SA_ISSUER } from './auth/service-account.js';
+export { EtcdKvClient, type EtcdKvClientOptions } from './storage/etcd-kv-client.js';
