@@ -6,6 +6,7 @@
 import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from './storage/interfaces.js';
@@ -103,6 +104,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   const clock = o.clock ?? realClock;
   const metrics = o.metrics ?? new ApiServerMetrics();
   const closing = new AbortController();
+  // Every open watch listens here until it ends and removes its listener: hundreds at once is
+  // normal, not Node's "possible leak" past 10.
+  setMaxListeners(0, closing.signal);
   const authenticators = o.authenticators ?? [new AnonymousAuthenticator()];
   const authorizers = o.authorizers ?? [new AlwaysAllowAuthorizer()];
   let registry: Registry | undefined;
@@ -365,7 +369,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
         } catch (err) {
           if (closing.signal.aborted) return;
           o.logger.warn({ err }, 'Could not create the system namespaces, retrying');
-          const cancel = clock.setTimeout(() => { void attempt(Math.min(delayMs * 2, 10_000)); }, delayMs);
+          const cancel = clock.setTimeout(() => {
+            closing.signal.removeEventListener('abort', cancel);
+            void attempt(Math.min(delayMs * 2, 10_000));
+          }, delayMs);
           closing.signal.addEventListener('abort', cancel, { once: true });
         }
       };
