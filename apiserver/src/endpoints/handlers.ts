@@ -10,7 +10,7 @@ import {
 import type { Clock } from '@mk8s/component-base';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry, RequestContext, Store } from '../registry/index.js';
-import { encodeObject } from '../registry/generic/store.js';
+import { encodeObject, encodeObjectText } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
 import { appliedFields, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
@@ -391,7 +391,7 @@ function sendObject(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest,
     return reply.send(deps.table.toTable(r, [obj], tableOpts(q, obj.metadata.resourceVersion)));
   }
   // Bytes the storage already produced for this object (a create) are sent as they are.
-  return reply.send(encodeObject(obj));
+  return reply.send(encodeObjectText(obj));
 }
 
 function sendList(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, list: KubeList, q: Query): FastifyReply {

@@ -24,6 +24,7 @@ import { rememberedJson } from '../../storage/encoded-json.js';
 const typedOf = new WeakMap<KubeObject, KubeObject>();               // frozen source → typed object
 const jsonOf = new WeakMap<KubeObject, Buffer>();                   // typed object (of a frozen source) → UTF-8 JSON
 const typedEvents = new WeakMap<object, WatchEvent>();              // frozen storage event → wire event
+const jsonTextOf = new WeakMap<KubeObject, string>();               // typed object → the JSON its storage wrote (a create)
 
 /**
  * UTF-8 JSON of an object the Store returned: memoized for objects that came from the watch cache
@@ -33,10 +34,19 @@ const typedEvents = new WeakMap<object, WatchEvent>();              // frozen st
 export function encodeObject(obj: KubeObject): Buffer {
   let b = jsonOf.get(obj);
   if (b === undefined) {
-    b = Buffer.from(JSON.stringify(obj));
+    b = Buffer.from(jsonTextOf.get(obj) ?? JSON.stringify(obj));
     if (Object.isFrozen(obj)) jsonOf.set(obj, b);
   }
   return b;
+}
+
+/**
+ * The JSON of one object for a response of its own: the text the storage wrote when there is one
+ * (a create; node:http writes a text body together with the headers, no Buffer made for it), else
+ * encodeObject's bytes.
+ */
+export function encodeObjectText(obj: KubeObject): string | Buffer {
+  return jsonTextOf.get(obj) ?? encodeObject(obj);
 }
 
 /** Per-request facts the Store needs. */
@@ -151,7 +161,7 @@ export class Store {
       if ((i === 0 && k !== 'apiVersion') || (i === 1 && k !== 'kind')) return t;
       if (++i === 2) break;
     }
-    if (i === 2) jsonOf.set(t, Buffer.from(json));
+    if (i === 2) jsonTextOf.set(t, json);
     return t;
   }
 
