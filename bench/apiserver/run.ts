@@ -23,7 +23,7 @@ import { Pool, request } from 'undici';
 import { startEtcdCluster, startTestApiServer } from '@mk8s/apiserver/testing';
 import { fmt, printHeader, printRow, runConcurrent, summarize } from '../lib.js';
 
-const CREATES = Number(process.env['BENCH_CREATES'] ?? 3000);
+const CREATES = Number(process.env['BENCH_CREATES'] ?? 6000);
 const IN_FLIGHT = 64;
 const LIST_SIZE = Number(process.env['BENCH_LIST'] ?? 10_000);
 const WATCHERS = 100;
@@ -32,7 +32,7 @@ const SINGLE_CREATES = Number(process.env['BENCH_SINGLE_CREATES'] ?? 300);
 const ROUNDS = 6;
 // Creates on each side before the measured rounds (performance-anchors §9: keep warm-up separate):
 // a fresh process spends its first thousands of requests in V8's tiers and growing its heap.
-const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 3000);
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 6000);
 // BENCH_ONLY=creates: only the create rounds (a profile of the create path, a quicker A/B).
 const ONLY_CREATES = process.env['BENCH_ONLY'] === 'creates';
 
