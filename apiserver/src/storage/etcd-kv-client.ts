@@ -155,8 +155,9 @@ export class EtcdKvClient {
       const attempt = () => {
         attempts++;
         const ep = this.pick();
-        const call = new UnaryCall(ep.client.getChannel(), m.path, deadline, message, m.deserialize, (err, res) => {
-          this.inflight.delete(call);
+        let call: UnaryCall<Res> | undefined;
+        const done = (err: CallStatus | null, res?: Res): void => {
+          if (call) this.inflight.delete(call);
           if (!err) {
             if (ep.downBackoffMs !== DOWN_BACKOFF_MS[0]) ep.downBackoffMs = DOWN_BACKOFF_MS[0];
             resolve(res!);
@@ -174,7 +175,14 @@ export class EtcdKvClient {
             return;
           }
           reject(new EtcdCallError(err.code, `etcd ${ep.url}: ${err.details}`));
-        });
+        };
+        try {
+          call = new UnaryCall(ep.client.getChannel(), m.path, deadline, message, m.deserialize, done);
+        } catch (err) {
+          // grpc-js throws at once on a channel already shut down (a close() racing this call).
+          reject(new EtcdCallError(grpc.status.CANCELLED, `etcd ${ep.url}: ${(err as Error).message}`));
+          return;
+        }
         this.inflight.add(call);
       };
       attempt();
