@@ -116,12 +116,26 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
 
   /** Pods whose worker has synced (and so may have made containers the PLEG has not seen yet). */
   const touched = new Set<string>();
-  /** Per pod, the PLEG state of each container and sandbox as its last sync left them. */
+  /**
+   * Per pod, the PLEG state of each container and sandbox as its last sync accounted for them: a
+   * PLEG event that only reports one of these is an echo of that sync and wakes no other.
+   */
   const seen = new Map<string, Map<string, PlegState>>();
-  const remember = (uid: string, rt: PodRuntimeState) => {
+  const sandboxState = (ready: boolean): PlegState => (ready ? 'running' : 'exited');
+  const remember = (uid: string, before: PodRuntimeState, rt: PodRuntimeState) => {
+    const was = new Map<string, PlegState>();
+    for (const c of before.containers) was.set(c.id, plegState(c.state));
+    for (const sb of before.sandboxes) was.set(sb.id, sandboxState(sb.state === 'SANDBOX_READY'));
+    // An exit the sync did not see before it decided is news, not an echo: a container it just
+    // started and that is gone by the time it is read back (`sh -c 'exit 1'`) still needs the
+    // sync that puts it in back-off (CrashLoopBackOff, requeued to the window's end). Taken as an
+    // echo, its ContainerDied was dropped and nothing synced the pod until the next resync, so
+    // the back-off window never reached the API (and the restart came at the resync).
+    const put = (m: Map<string, PlegState>, id: string, now: PlegState) =>
+      m.set(id, now === 'exited' && was.get(id) !== 'exited' ? was.get(id) ?? 'running' : now);
     const m = new Map<string, PlegState>();
-    for (const c of rt.containers) m.set(c.id, plegState(c.state));
-    for (const sb of rt.sandboxes) m.set(sb.id, sb.state === 'SANDBOX_READY' ? 'running' : 'exited');
+    for (const c of rt.containers) put(m, c.id, plegState(c.state));
+    for (const sb of rt.sandboxes) put(m, sb.id, sandboxState(sb.state === 'SANDBOX_READY'));
     seen.set(uid, m);
   };
 
@@ -173,7 +187,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       statuses.queueStatus(pod, status(pod, before, false));
     }
     const { result, rt } = await syncer.syncPod(pod, signal, before);
-    remember(uid, rt);
+    remember(uid, before, rt);
     const st = status(pod, rt, false);
     // Written in the background: the worker is free for the next event at once.
     statuses.queueStatus(pod, st);

@@ -1,0 +1,90 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@mk8s/component-base';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { FakeClientset, FakeEventRecorder, FakeInformerFactory } from '@mk8s/client/testing';
+import { FakeImageService, FakeRuntimeService } from '@mk8s/proto/testing';
+import { Pods, type PodStatus } from '@mk8s/api';
+import { createKubelet } from './kubelet.js';
+import type { PodObj } from './objects.js';
+import { FakeProber } from './testing/fake-prober.js';
+
+const roots: string[] = [];
+after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
+
+/** A whole kubelet (informers, pod workers, PLEG, status manager) on fakes and a FakeClock. */
+function fixture() {
+  const clock = new FakeClock();
+  const now = () => clock.now();
+  const images = new FakeImageService({ images: ['busybox:1.36'], now });
+  const runtime = new FakeRuntimeService({ now, images });
+  const client = new FakeClientset({ clock });
+  const informers = new FakeInformerFactory(client);
+  const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
+  roots.push(rootDir);
+  const kubelet = createKubelet({
+    nodeName: 'node-1', nodeIP: '10.240.0.11', rootDir, client, runtime, images, clock, informers,
+    recorder: new FakeEventRecorder(), prober: new FakeProber(), logger: silentLogger(), port: -1, registerNode: false,
+  });
+  const podInformer = informers.informerFor<PodObj>(Pods, { fieldSelector: 'spec.nodeName=node-1' });
+  /** Lets every sync, relist and status write that is due run to its end. */
+  const settle = async () => {
+    for (let i = 0; i < 4; i++) {
+      await kubelet.workers.idle();
+      for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { clock, runtime, client, kubelet, podInformer, settle };
+}
+
+test('a container that exits before its start is read back still gets every CrashLoopBackOff window reported', async () => {
+  const f = fixture();
+  // `sh -c "echo crashing; exit 1"`: the process is gone before the kubelet's containerStatus
+  // after startContainer, so the sync that started it already reads it exited.
+  const starts: number[] = [];
+  const start = f.runtime.startContainer.bind(f.runtime);
+  f.runtime.startContainer = async (id) => {
+    await start(id);
+    starts.push(f.clock.now());
+    f.runtime.exitContainer(id, 1);
+  };
+  const [pod] = f.client.seed({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'crash', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy: 'Always', containers: [{ name: 'c', image: 'busybox:1.36' }] },
+    status: { phase: 'Pending' },
+  } as PodObj);
+  const ctl = new AbortController();
+  const running = f.kubelet.run(ctl.signal);
+  await f.kubelet.ready;
+  await f.settle(); // the first relist: the runtime holds nothing
+  f.podInformer.add(pod as PodObj);
+  await f.settle();
+  const t0 = f.clock.now();
+  for (let t = 0; t < 80_000; t += 100) { f.clock.step(100); await f.settle(); }
+  ctl.abort();
+  await running;
+
+  const written = f.client.actions().filter((a) => a.verb === 'patch' && a.subresource === 'status')
+    .map((a) => ({ status: (a.object as { status: PodStatus }).status }));
+  const restarts = starts.map((t) => t - t0);
+  // First restart at the next relist, then 10 s, 20 s, 40 s after each exit (upstream's back-off).
+  assert.ok(restarts.length >= 4, `restarts at ${restarts.join(', ')} ms`);
+  const gaps = restarts.slice(1).map((t, i) => t - restarts[i]!);
+  assert.ok(gaps[0]! <= 1_100, `first restart ${gaps[0]} ms after the first exit`);
+  for (const [i, d] of [10_000, 20_000, 40_000].entries()) {
+    assert.ok(gaps[i + 1]! >= d && gaps[i + 1]! <= d + 1_100, `restart ${i + 2} came ${gaps[i + 1]} ms after the exit before it, want ${d}`);
+  }
+  // Every window reached the API as waiting/CrashLoopBackOff with its own message, the exit in
+  // lastState and the restart count of the container that exited.
+  for (const [i, d] of [10, 20, 40].entries()) {
+    const restartCount = i + 1;
+    const seen = written.map((w) => w.status.containerStatuses?.[0]).find((c) =>
+      c?.state?.waiting?.reason === 'CrashLoopBackOff' && c.restartCount === restartCount);
+    assert.ok(seen, `no CrashLoopBackOff status written for the ${d}s window; written: ${JSON.stringify(written.map((w) => w.status.containerStatuses?.[0]?.state))}`);
+    assert.match(seen.state?.waiting?.message ?? '', new RegExp(`^back-off ${d}s restarting failed container=c pod=crash_default\\(${pod!.metadata.uid}\\)$`));
+    assert.equal(seen.lastState?.terminated?.exitCode, 1);
+  }
+});
