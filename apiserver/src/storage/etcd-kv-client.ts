@@ -1,6 +1,6 @@
 /**
  * EtcdKvClient: the apiserver's calls to etcd's KV service (Range, Txn, Compact) and Watch streams,
- * on @grpc/grpc-js (one grpc.Client per member) with the protobufjs codec of etcd-kv-messages.ts.
+ * on @grpc/grpc-js (one grpc.Client per member; unary calls on its Channel directly) with the protobufjs codec of etcd-kv-messages.ts.
  * Not the `etcd3` library's client: the retry rule for writes, `hasleader` watches that resume by
  * revision and number revisions are the storage's to state. CPU per call is grpc-js' call stack
  * either way (bench/README.md: about the etcd3 library's cost).
