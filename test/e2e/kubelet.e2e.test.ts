@@ -71,13 +71,14 @@ test('a crashing container goes to CrashLoopBackOff with growing intervals', asy
     imagePullPolicy: IfNotPresent
     command: [sh, -c, "echo crashing; exit 1"]`));
   const first = await waitFor(() => { const c = cs0('crash'); return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined; }, { timeoutMs: 120_000, what: 'CrashLoopBackOff' });
-  // The first back-off is 10 s; once in a CI run the API never showed that window (the kubelet's log
-  // had the restarts 10 s, then 20 s apart), so the first one seen may already be the 20 s one.
-  const m = /^back-off (10|20)s restarting failed container=c pod=crash_/.exec(first.state?.waiting?.message ?? '');
-  assert.ok(m, first.state?.waiting?.message);
+  // Upstream: the first restart is immediate, then each back-off window (10 s, 20 s, ...) is
+  // reported while it lasts. The 10 s window once never reached the API: a container gone before
+  // its start was read back had its death taken for an echo of that sync (kubelet README).
+  assert.match(first.state?.waiting?.message ?? '', /^back-off 10s restarting failed container=c pod=crash_/);
   assert.equal(first.lastState?.terminated?.exitCode, 1);
-  const grown = `back-off ${Number(m[1]) * 2}s`;
-  const second = await waitFor(() => { const c = cs0('crash'); return (c?.state?.waiting?.message ?? '').startsWith(grown) ? c : undefined; }, { timeoutMs: 120_000, what: grown });
+  assert.equal(first.restartCount, 1);
+  const second = await waitFor(() => { const c = cs0('crash'); return /^back-off 20s/.test(c?.state?.waiting?.message ?? '') ? c : undefined; }, { timeoutMs: 90_000, what: 'back-off 20s' });
+  assert.equal(second.lastState?.terminated?.exitCode, 1);
   assert.ok(second.restartCount >= 2);
   assert.match(events('crash'), /BackOff: Back-off restarting failed container c in pod crash_/);
 });
