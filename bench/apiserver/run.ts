@@ -10,7 +10,9 @@
  * The apiserver runs in its own process (as etcd does for the raw floor), started from source with
  * tsx; BENCH_INPROC=1 runs it inside the bench process instead, BENCH_CPU_PROF=DIR writes a
  * `node --cpu-prof` profile of the apiserver process to DIR, BENCH_APISERVER_MAIN=FILE runs another
- * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch, BENCH_AB_MAIN=FILE adds a second apiserver (another main.ts) whose creates follow ours in every round (CPU per create A/B).
+ * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch. A second server's creates follow ours in
+ * every round: skeleton.ts, the stack's own floor, by default; BENCH_AB_MAIN=FILE another main.ts (an
+ * A/B of CPU per create); BENCH_AB_MAIN=none none.
  */
 import { setMaxListeners } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -50,9 +52,14 @@ async function main(): Promise<void> {
   // The same receive limit as the apiserver's client (a 10,000-pod range is over gRPC's 4 MiB default).
   const raw = new Etcd3({ hosts: etcd.endpoints, grpcOptions: { 'grpc.max_receive_message_length': 2 ** 31 - 1 } });
   const pool = new Pool(api.url, { connections: IN_FLIGHT, pipelining: 1 });
-  // BENCH_AB_MAIN=FILE: a second apiserver (another checkout's main.ts) on the same etcd, whose
-  // creates run in every round right after ours: an A/B of CPU per create under the same conditions.
-  const abMain = process.env['BENCH_AB_MAIN'];
+  // A second server on the same etcd whose creates run in every round right after ours. By default
+  // skeleton.ts, the stack's own floor (node:http + one grpc-js txn + the watch feed, nothing else):
+  // what any apiserver here could reach. BENCH_AB_MAIN=FILE: another checkout's main.ts instead (an
+  // A/B of CPU per create under the same conditions); BENCH_AB_MAIN=none: no second server.
+  const skeleton = fileURLToPath(new URL('./skeleton.ts', import.meta.url));
+  const abEnv = process.env['BENCH_AB_MAIN'] ?? skeleton;
+  const abMain = abEnv === 'none' || process.env['BENCH_INPROC'] ? undefined : abEnv;
+  const abName = abMain === skeleton ? 'the stack\'s floor (skeleton.ts)' : `BENCH_AB_MAIN`;
   const apiB = abMain ? await spawnApiServer(etcd.endpoints, abMain) : undefined;
   const poolB = apiB ? new Pool(apiB.url, { connections: IN_FLIGHT, pipelining: 1 }) : undefined;
   const post = async (path: string, body: unknown, via = pool) => {
@@ -147,10 +154,11 @@ async function main(): Promise<void> {
       printRow('  CPU/create: 3 etcd members (ms)', per(cpuApi.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
       if (abMain) {
         const abRate = CREATES / (abCreate.elapsedMs / 1000);
-        console.log(`A/B, BENCH_AB_MAIN=${abMain} after ours in every round:`);
-        printRow('  creates/s of BENCH_AB_MAIN', fmt(abRate, 0), fmt(rawRate, 0), fmt(abRate / rawRate), '(A/B)');
-        printRow('  CPU/create: its apiserver process (ms)', per(abCreate.cpu.api), '-', '', '(A/B)');
-        printRow('  CPU/create: 3 etcd members (ms)', per(abCreate.cpu.etcd), per(cpuRaw.etcd), '', '(A/B)');
+        console.log(`${abName}${abMain === skeleton ? '' : `=${abMain}`}, its creates right after ours in every round:`);
+        const what = abMain === skeleton ? '(floor: the most any apiserver here reaches)' : '(A/B)';
+        printRow('  creates/s', fmt(abRate, 0), fmt(rawRate, 0), fmt(abRate / rawRate), what);
+        printRow('  CPU/create: its process (ms)', per(abCreate.cpu.api), '-', '', '(diagnostic)');
+        printRow('  CPU/create: 3 etcd members (ms)', per(abCreate.cpu.etcd), per(cpuRaw.etcd), '', '(diagnostic)');
       }
     };
 
