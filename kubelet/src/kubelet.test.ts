@@ -37,7 +37,7 @@ function fixture() {
       for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
     }
   };
-  return { clock, runtime, client, kubelet, podInformer, settle };
+  return { clock, runtime, images, client, rootDir, kubelet, podInformer, settle };
 }
 
 test('a container that exits before its start is read back still gets every CrashLoopBackOff window reported', async () => {
@@ -87,4 +87,50 @@ test('a container that exits before its start is read back still gets every Cras
     assert.match(seen.state?.waiting?.message ?? '', new RegExp(`^back-off ${d}s restarting failed container=c pod=crash_default\\(${pod!.metadata.uid}\\)$`));
     assert.equal(seen.lastState?.terminated?.exitCode, 1);
   }
+});
+
+test('a restarted kubelet whose pod informer has not synced yet leaves running pods alone', async () => {
+  // The first kubelet runs a pod; a second one on the same runtime starts with its pod informer
+  // not yet synced. Its first relist wakes the pod's worker; the pod is not known yet, which must
+  // not read as "deleted" (that killed every running pod on a kubelet restart under load).
+  const f = fixture();
+  const [pod] = f.client.seed({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'keep', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy: 'Always', containers: [{ name: 'c', image: 'busybox:1.36' }] },
+    status: { phase: 'Pending' },
+  } as PodObj);
+  const first = new AbortController();
+  const running = f.kubelet.run(first.signal);
+  await f.kubelet.ready;
+  f.podInformer.add(pod as PodObj);
+  for (let i = 0; i < 30; i++) { f.clock.step(100); await f.settle(); }
+  const sandboxes = await f.runtime.listPodSandbox({ state: 'SANDBOX_READY' });
+  const containers = await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
+  assert.equal(sandboxes.length, 1);
+  assert.equal(containers.length, 1);
+  first.abort();
+  await running;
+
+  const informers = new FakeInformerFactory(f.client);
+  const podInformer = informers.informerFor<PodObj>(Pods, { fieldSelector: 'spec.nodeName=node-1' });
+  let synced = false;
+  podInformer.hasSynced = () => synced;
+  const second = createKubelet({
+    nodeName: 'node-1', nodeIP: '10.240.0.11', rootDir: f.rootDir, client: f.client, runtime: f.runtime, images: f.images, clock: f.clock, informers,
+    recorder: new FakeEventRecorder(), prober: new FakeProber(), logger: silentLogger(), port: -1, registerNode: false,
+  });
+  const ctl = new AbortController();
+  const running2 = second.run(ctl.signal);
+  const settle2 = async () => { for (let i = 0; i < 4; i++) { await second.workers.idle(); for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r)); } };
+  for (let i = 0; i < 30; i++) { f.clock.step(100); await settle2(); }   // relists and housekeeping, unsynced
+  assert.deepEqual((await f.runtime.listPodSandbox({ state: 'SANDBOX_READY' })).map((s) => s.id), sandboxes.map((s) => s.id));
+  assert.deepEqual((await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' })).map((c) => c.id), containers.map((c) => c.id));
+
+  synced = true;
+  podInformer.add(pod as PodObj);
+  for (let i = 0; i < 30; i++) { f.clock.step(100); await settle2(); }
+  assert.deepEqual((await f.runtime.listPodSandbox()).map((s) => s.id), sandboxes.map((s) => s.id), 'the running sandbox is adopted, no new one');
+  assert.deepEqual((await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' })).map((c) => c.id), containers.map((c) => c.id));
+  ctl.abort();
+  await running2;
 });

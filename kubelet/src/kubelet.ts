@@ -153,6 +153,11 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const sync = async (uid: string, signal: AbortSignal): Promise<PodSyncResult | void> => {
     const pod = pods.get(uid);
     if (!pod) {
+      // Not known yet is not gone: until the pod informer has synced (a restarted kubelet, whose
+      // first relist wakes every pod that has containers), a pod missing here may well exist, and
+      // cleaning it up would kill a running pod. Its ADD comes with the sync; what is really gone
+      // is found by housekeeping then (upstream: no cleanup before the sources are ready).
+      if (!podInformer.hasSynced()) return;
       // Gone from the API (deleted, force-deleted, or never ours): remove everything it left.
       probes.remove(uid);
       await syncer.cleanupPod(uid);
