@@ -16,6 +16,8 @@ command -v ip >/dev/null         || need+=(iproute2)
 [ -x /bin/busybox ]              || need+=(busybox-static)
 [ -x /usr/lib/cni/bridge ]       || need+=(containernetworking-plugins)
 command -v conntrack >/dev/null  || need+=(conntrack)
+# The official Python client, for the e2e tests that drive the cluster with it (Debian's python3).
+[ -d /usr/lib/python3/dist-packages/kubernetes ] || need+=(python3-kubernetes)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
