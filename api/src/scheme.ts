@@ -87,6 +87,8 @@ export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'schedu
 export const PersistentVolumes = define<core.PersistentVolume>({ group: '', version: 'v1', kind: 'PersistentVolume', resource: 'persistentvolumes', namespaced: false, shortNames: ['pv'], subresources: ['status'] });
 export const PersistentVolumeClaims = define<core.PersistentVolumeClaim>({ group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], subresources: ['status'] });
 export const StorageClasses = define<storage.StorageClass>({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', resource: 'storageclasses', namespaced: false, shortNames: ['sc'] });
+export const ReplicationControllers = define<core.ReplicationController>({ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true, shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'] });
+export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
 
 export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
 export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false });
@@ -95,7 +97,7 @@ export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rba
 
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
-  Pods, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
+  Pods, ReplicationControllers, PodTemplates, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,

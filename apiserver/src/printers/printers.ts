@@ -14,6 +14,7 @@ import {
 } from './printer-kit.js';
 import { WORKLOAD_PRINTERS } from './workload-printers.js';
 import { STORAGE_PRINTERS } from './storage-printers.js';
+import { ADMIN_PRINTERS } from './admin-printers.js';
 
 export { formatLabels, type Printer };
 
@@ -364,6 +365,7 @@ const defaultPrinter = define<KubeObject>([NAME, AGE], (_o, meta, now) => [meta.
 const PRINTERS: Record<string, Printer> = {
   ...WORKLOAD_PRINTERS,
   ...STORAGE_PRINTERS,
+  ...ADMIN_PRINTERS,
   '/pods': podPrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,
