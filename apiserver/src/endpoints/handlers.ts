@@ -4,7 +4,7 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, PodDisruptionBudgets, selectionPredicate,
+  ApiError, apiVersionOf, PodDisruptionBudgets, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
@@ -54,7 +54,8 @@ const q1 = (q: Query, k: string): string | undefined => {
   const v = q[k];
   return Array.isArray(v) ? v[0] : v;
 };
-const qBool = (q: Query, k: string): boolean => { const v = q1(q, k); return v === 'true' || v === '1'; };
+/** A boolean query parameter, read as upstream's parameter codec reads it (api/query.ts). */
+const qBool = (q: Query, k: string): boolean => queryBool(q[k]);
 
 /** Serves one resource request; errors are thrown as ApiErrors and become Status by the error handler. */
 export async function handleResourceRequest(deps: HandlerDeps, info: ResourceRequestInfo, rc: RequestContext,
@@ -253,7 +254,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const base = structuredClone(current);
     const patched = (type === 'apply'
-      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock), { force: q1(q, 'force') === 'true' })
+      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock), { force: qBool(q, 'force') })
       : applyPatch(type, base, patch, r)) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
     if (type !== 'apply') checkPatchedFields(deps, r, current, patched, q, rc);
@@ -321,7 +322,7 @@ function deleteOptions(req: FastifyRequest, q: Query): DeleteOptions {
   const policy = q1(q, 'propagationPolicy');
   if (policy !== undefined) opts.propagationPolicy = policy;
   const orphan = q1(q, 'orphanDependents');
-  if (orphan !== undefined) opts.orphanDependents = orphan === 'true';
+  if (orphan !== undefined) opts.orphanDependents = queryBool(orphan);
   if (opts.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
     throw new ApiError('Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
       { code: 422, details: { kind: 'DeleteOptions', group: 'meta.k8s.io', causes: [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `propagationPolicy: Unsupported value: "${opts.propagationPolicy}"` }] } });
