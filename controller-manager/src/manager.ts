@@ -20,6 +20,7 @@ import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 
 export interface ControllerManagerConfig {
@@ -103,6 +104,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
     }),
   },
+  daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */
