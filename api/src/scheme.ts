@@ -88,6 +88,9 @@ export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io',
 export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
 export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
 
+export const ReplicationControllers = define<core.ReplicationController>({ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true, shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'] });
+export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
+
 export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
 export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false });
 export const RoleBindings = define<rbac.RoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', namespaced: true });
@@ -95,7 +98,7 @@ export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rba
 
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
-  Pods, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
+  Pods, ReplicationControllers, PodTemplates, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,

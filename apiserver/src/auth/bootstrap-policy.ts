@@ -40,7 +40,7 @@ function binding(name: string, role: string, subjects: { kind: string; name: str
 }
 
 const CORE_WORKLOAD = ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'pods/log', 'pods/status',
-  'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'events'];
+  'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'events'];
 const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
   'daemonsets', 'statefulsets', 'statefulsets/scale'];
 /** What view adds over edit's apps list (upstream: controllerrevisions and the status subresources are read-only). */
@@ -67,7 +67,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
-        'persistentvolumeclaims', 'replicationcontrollers', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
+        'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
       r(READ, ['apps'], APPS),
       r(READ, ['apps'], APPS_VIEW_ONLY),
       r(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),

@@ -4,7 +4,7 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, PodDisruptionBudgets, queryBool, selectionPredicate,
+  ApiError, apiVersionOf, lookupKind, PodDisruptionBudgets, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
@@ -57,6 +57,9 @@ const q1 = (q: Query, k: string): string | undefined => {
 /** A boolean query parameter, read as upstream's parameter codec reads it (api/query.ts). */
 const qBool = (q: Query, k: string): boolean => queryBool(q[k]);
 
+/** Whether apiVersion/kind is a kind this server serves (decode errors name unregistered ones as upstream). */
+const isRegisteredKind = (apiVersion: string, kind: string): boolean => lookupKind(apiVersion, kind) !== undefined;
+
 /** Serves one resource request; errors are thrown as ApiErrors and become Status by the error handler. */
 export async function handleResourceRequest(deps: HandlerDeps, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -95,14 +98,14 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
     case 'create': {
       if (info.name) throw methodNotAllowedError();
       if (r.namespaced && !ns) throw methodNotAllowedError();
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       checkFields(deps, r, body, q, rc);
       const obj = await store.create(rc, ns, body, { bodyOwned: true });   // decoded for this request alone
       return sendObject(deps, reply, req, r, obj, 201, q);
     }
     case 'update': {
       if (!info.name) throw methodNotAllowedError();
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       checkFields(deps, r, body, q, rc);
       const { object, created } = await store.update(rc, ns, info.name, body, 'main');
       return sendObject(deps, reply, req, r, object, created ? 201 : 200, q);
@@ -149,7 +152,7 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
     const target: UpdateTarget = sub === 'status' ? 'status' : 'finalize';
     if (info.verb === 'get' && sub === 'status') return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
     if (info.verb === 'update') {
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       const { object } = await store.update(rc, ns, name, body, target);
       return sendObject(deps, reply, req, r, object, 200, q);
     }
@@ -186,13 +189,14 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
 async function handleScale(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
   const ns = info.namespace; const name = info.name;
-  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj));
+  const setSelector = store.resource.group === '' && store.resource.resource === 'replicationcontrollers';
+  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj, { setSelector }));
   if (info.verb === 'get') return send(await store.get(ns, name));
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
   let precondition: string | undefined;
   const compute = (current: KubeObject | undefined): KubeObject => {
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
-    const currentScale = scaleOf(current);
+    const currentScale = scaleOf(current, { setSelector });
     let desired: unknown;
     if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
     else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']), { group: 'autoscaling', resource: 'scale' });

@@ -25,6 +25,8 @@ import { statefulSetStrategy } from './apps/statefulsets/strategy.js';
 import { controllerRevisionStrategy } from './apps/controllerrevisions/strategy.js';
 import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudgets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
+import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -32,6 +34,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
+  replicationControllerStrategy, podTemplateStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
