@@ -60,6 +60,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
     clusterRole('system:aggregate-to-edit', [
       r([...READ, ...WRITE], [''], [...CORE_WORKLOAD, 'secrets']),
       r(['create'], [''], ['pods/eviction', 'serviceaccounts/token']),
+      // As upstream: edit may act as the namespace's service accounts (it can run pods as them anyway).
+      r(['impersonate'], [''], ['serviceaccounts']),
       r([...READ, ...WRITE], ['apps'], APPS),
       r([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
