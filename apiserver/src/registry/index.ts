@@ -25,6 +25,9 @@ import { statefulSetStrategy } from './apps/statefulsets/strategy.js';
 import { controllerRevisionStrategy } from './apps/controllerrevisions/strategy.js';
 import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudgets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
+import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 
@@ -34,6 +37,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
+  persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy,
 ];
 
