@@ -4,7 +4,7 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, lookupKind, queryBool, selectionPredicate,
+  ApiError, apiVersionOf, lookupKind, PodDisruptionBudgets, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
@@ -15,7 +15,8 @@ import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
 import { appliedFields, managerFromUserAgent, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
-import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
+import { bindPod } from '../registry/core/pods/subresources.js';
+import { evictPod } from '../registry/core/pods/eviction.js';
 import { createToken, type TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
 import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
@@ -173,7 +174,9 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
   }
   if (sub === 'eviction' && r.resource === 'pods' && r.group === '') {
     if (info.verb !== 'create') throw methodNotAllowedError();
-    await evictPod(store, rc, ns, name, decodeObject(req.body, ct));
+    const pdbs = deps.registry.get(PodDisruptionBudgets);
+    if (!pdbs) throw new ApiError('InternalError', 'poddisruptionbudgets are not served');
+    await evictPod({ pods: store, pdbs, now: () => new Date(deps.clock.now()) }, rc, ns, name, decodeObject(req.body, ct));
     return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
   }
   if (sub === 'token' && r.resource === 'serviceaccounts' && r.group === '' && deps.tokenRequest) {
