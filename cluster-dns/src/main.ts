@@ -10,6 +10,8 @@ import type { PodsMode } from './record-store.js';
 
 const flags = parseFlags(process.argv.slice(2), {
   kubeconfig: { type: 'string' },
+  // A plain URL and no credentials: clusters without authentication (the compose cluster).
+  server: { type: 'string' },
   'cluster-domain': { type: 'string', default: 'cluster.local' },
   port: { type: 'string', default: '53' },
   'bind-address': { type: 'string', default: '0.0.0.0' },
@@ -32,9 +34,11 @@ const logger = createLogger({ component: 'cluster-dns', level: flags['log-level'
 const pods = flags.pods as PodsMode;
 if (!['insecure', 'verified', 'disabled'].includes(pods)) { logger.error({ pods }, '--pods must be insecure, verified or disabled'); process.exit(2); }
 
-const client = flags.kubeconfig
-  ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger })
-  : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger });
+const client = flags.server
+  ? createClientset({ server: flags.server, userAgent: 'cluster-dns', logger })
+  : flags.kubeconfig
+    ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger })
+    : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger });
 const dns = createClusterDns({
   client,
   clusterDomain: flags['cluster-domain'] ?? 'cluster.local',
