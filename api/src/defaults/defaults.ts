@@ -5,7 +5,9 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
+import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -140,10 +142,15 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/replicationcontrollers': defaultReplicationController,
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
+  'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),
+  'apps/statefulsets': (o) => defaultStatefulSet(o, defaultPodTemplate),
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
+  '/persistentvolumes': defaultPersistentVolume,
+  '/persistentvolumeclaims': defaultPersistentVolumeClaim,
+  'storage.k8s.io/storageclasses': defaultStorageClass,
 };
 
 /**

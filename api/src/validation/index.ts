@@ -16,7 +16,9 @@ import {
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
+import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
+import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -41,6 +43,10 @@ const RULES: Record<string, KindRules> = {
   '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
+  'apps/daemonsets': { name: nameIsDNSSubdomain, validate: validateDaemonSet, validateUpdate: validateDaemonSetUpdate },
+  'apps/statefulsets': { name: nameIsDNSSubdomain, validate: validateStatefulSet, validateUpdate: validateStatefulSetUpdate },
+  'apps/controllerrevisions': { name: nameIsDNSSubdomain, validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate },
+  'policy/poddisruptionbudgets': { name: nameIsDNSSubdomain, validate: validatePodDisruptionBudget },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },
   'discovery.k8s.io/endpointslices': { name: nameIsDNSSubdomain, validate: validateEndpointSliceFields },
   'scheduling.k8s.io/priorityclasses': { name: nameIsDNSSubdomain, validate: validatePriorityClassFields, validateUpdate: validatePriorityClassUpdate },
@@ -48,6 +54,9 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
   'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
+  '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
+  '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
+  'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
 };
 
 export interface ValidateOptions {
@@ -92,3 +101,4 @@ export function invalidError(resource: Pick<ResourceDescriptor, 'group' | 'kind'
 export { validateObjectMeta, validateObjectMetaUpdate, validateLabels, validateAnnotations, validateLabelSelector, validateImmutableField, deepEqual } from './meta.js';
 export { validatePodSpec, validatePodTemplateSpec, validatePodUpdate, validateResourceRequirements, validateTolerations, POD_UPDATE_FORBIDDEN_MSG } from './pod.js';
 export { validateServiceSpec, validateServiceUpdate, DEFAULT_NODE_PORT_RANGE, type ServiceValidationOptions } from './core.js';
+export { PVC_SPEC_IMMUTABLE_MSG, ACCESS_MODES } from './storage.js';
