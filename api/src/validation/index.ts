@@ -18,6 +18,7 @@ import {
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
+import { validateLimitRange, validateResourceQuota } from './quota.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -39,6 +40,8 @@ const RULES: Record<string, KindRules> = {
   '/serviceaccounts': { name: nameIsDNSSubdomain },
   '/replicationcontrollers': { name: nameIsDNSSubdomain, validate: validateReplicationControllerSpec },
   '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
+  '/resourcequotas': { name: nameIsDNSSubdomain, validate: validateResourceQuota },
+  '/limitranges': { name: nameIsDNSSubdomain, validate: validateLimitRange },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },

@@ -23,13 +23,14 @@ import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
-  replicationControllerStrategy, podTemplateStrategy,
+  replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
