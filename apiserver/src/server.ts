@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -13,6 +13,7 @@ import type { Storage } from './storage/interfaces.js';
 import { proxyUpgrade, writeStatus, type KubeletClientConfig } from './endpoints/kubelet-proxy.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
+import { impersonate } from './auth/impersonation.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
 import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
@@ -22,6 +23,7 @@ import { PodSecurity } from './admission/plugins/pod-security.js';
 import { LimitRanger } from './admission/plugins/limit-ranger.js';
 import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
+import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -90,7 +92,10 @@ export interface ApiServerOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     requestInfo: RequestInfo;
+    /** Who the request runs as (the impersonated identity when it impersonates). */
     user: UserInfo;
+    /** Who authenticated, when that differs from user (impersonation): audit's `user`. */
+    impersonator: UserInfo | undefined;
     /** performance.now() when the request arrived (request duration metric). */
     startMs: number;
     /** Which max-in-flight budget the request holds until it ends. */
@@ -154,6 +159,14 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     },
     list: async () => (await priorityClasses().list('', { resourceVersion: '0' })).items,
   });
+  // The storage plugins upstream enables by default (admission/plugins/storage.ts).
+  const storageClasses: StorageClassLister = {
+    get: async (name) => {
+      try { return await registry!.get(StorageClasses)!.get('', name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+    },
+    list: async () => (await registry!.get(StorageClasses)!.list('', { resourceVersion: '0' })).items,
+  };
+  const storageAdmission: AdmissionPlugin[] = [new DefaultStorageClass(storageClasses), new StorageObjectInUseProtection(), new PersistentVolumeClaimResize(storageClasses)];
   const enabled = parseAdmissionPlugins(o.enableAdmissionPlugins ?? []);
   const optional: AdmissionPlugin[] = [];
   if (enabled.includes('ServiceAccount')) {
@@ -187,7 +200,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     }));
   }
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -228,6 +241,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // later, none deleted), which keeps fastify's and our accesses to them fast.
   app.decorateRequest('requestInfo', null as never);
   app.decorateRequest('user', null as never);
+  app.decorateRequest('impersonator', undefined);
   app.decorateRequest('startMs', 0);
   app.decorateRequest('inflightKind', undefined);
   app.decorateRequest('warnings', undefined);
@@ -266,8 +280,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       inflight[kind]++;
       req.inflightKind = kind;
     }
-    const user = await authenticate(authenticators, req.raw);
-    if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    const authenticated = await authenticate(authenticators, req.raw);
+    if (!authenticated) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    // Impersonation (upstream's filter between authentication and authorization).
+    const impersonated = await impersonate(req.raw, authenticated, authorizers);
+    const user = impersonated ?? authenticated;
+    if (impersonated) req.impersonator = authenticated;
     req.user = user;
     const info = req.requestInfo;
     const attrs = info.resourceRequest

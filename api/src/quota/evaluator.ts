@@ -30,10 +30,14 @@ export function countedResource(name: string): { group: string; resource: string
   }
   if (LEGACY_COUNTED.includes(name) || name === 'pods') return { group: '', resource: name };
   if (name === 'services.nodeports' || name === 'services.loadbalancers') return { group: '', resource: 'services' };
+  if (isPvcName(name)) return { group: '', resource: 'persistentvolumeclaims' };
   return undefined;
 }
 
 const COMPUTE_NAMES = ['cpu', 'memory', 'ephemeral-storage'];
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+/** PVC usage names: requests.storage, and per class `<class>.storageclass.storage.k8s.io/requests.storage|persistentvolumeclaims`. */
+const isPvcName = (n: string): boolean => n === 'requests.storage' || n.includes(STORAGE_CLASS_SUFFIX);
 const isPodComputeName = (n: string): boolean =>
   n === 'pods' || COMPUTE_NAMES.includes(n) || n.startsWith('requests.') || n.startsWith('limits.') || n.startsWith('hugepages-');
 
@@ -42,6 +46,7 @@ export function matchesResourceName(r: GroupResource, name: string): boolean {
   if (name === objectCountName(r)) return true;
   if (r.group !== '') return false;
   if (r.resource === 'pods') return isPodComputeName(name);
+  if (r.resource === 'persistentvolumeclaims') return name === 'persistentvolumeclaims' || isPvcName(name);
   if (r.resource === 'services') return name === 'services' || name === 'services.nodeports' || name === 'services.loadbalancers';
   return LEGACY_COUNTED.includes(r.resource) && name === r.resource;
 }
@@ -98,6 +103,15 @@ export function usageOf(r: GroupResource, obj: Obj, nowMs: number): ResourceAmou
     return addLists(out, computeUsage(requests, limits));
   }
   if (LEGACY_COUNTED.includes(r.resource)) out[r.resource] = '1';
+  if (r.resource === 'persistentvolumeclaims') {
+    const storage = obj.spec?.resources?.requests?.storage;
+    const sc = obj.spec?.storageClassName;
+    if (storage !== undefined) out['requests.storage'] = String(storage);
+    if (sc) {
+      out[`${sc}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`] = '1';
+      if (storage !== undefined) out[`${sc}${STORAGE_CLASS_SUFFIX}requests.storage`] = String(storage);
+    }
+  }
   if (r.resource === 'services') {
     const type = obj.spec?.type;
     const ports = arr(obj.spec?.ports);

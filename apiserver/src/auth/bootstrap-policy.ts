@@ -58,6 +58,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
     clusterRole('system:aggregate-to-edit', [
       r([...READ, ...WRITE], [''], [...CORE_WORKLOAD, 'secrets']),
       r(['create'], [''], ['pods/eviction', 'serviceaccounts/token']),
+      // As upstream: edit may act as the namespace's service accounts (it can run pods as them anyway).
+      r(['impersonate'], [''], ['serviceaccounts']),
       r([...READ, ...WRITE], ['apps'], APPS),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
@@ -84,6 +86,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['policy'], ['poddisruptionbudgets']),
       r(READ, ['scheduling.k8s.io'], ['priorityclasses']),
       r(READ, ['storage.k8s.io'], ['storageclasses', 'csinodes', 'csidrivers', 'csistoragecapacities']),
+      // system:volume-scheduler: VolumeBinding writes volume.kubernetes.io/selected-node on claims.
+      r(['patch', 'update'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
       r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
       r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
     ]),

@@ -21,6 +21,9 @@ import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js'
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
+import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
@@ -30,6 +33,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
 ];
 
