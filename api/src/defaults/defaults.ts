@@ -6,6 +6,7 @@
  */
 import type { ResourceDescriptor } from '../scheme.js';
 import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
+import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
@@ -144,6 +145,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/resourcequotas': (rq) => { canonicalizeResourceList(rq.spec?.hard); canonicalizeResourceList(rq.status?.hard); canonicalizeResourceList(rq.status?.used); },
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
+  'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),
+  'apps/statefulsets': (o) => defaultStatefulSet(o, defaultPodTemplate),
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
