@@ -12,3 +12,4 @@ export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './equality.js';
 export { humanDuration, translateTimestampSince } from './duration.js';
+export { parseCronSchedule, isValidTimeZone, type CronSchedule } from './cron.js';

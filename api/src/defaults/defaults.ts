@@ -5,6 +5,7 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultCronJob, defaultJob } from './batch.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -129,6 +130,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
+  'batch/jobs': (o) => defaultJob(o, defaultPodTemplate),
+  'batch/cronjobs': (o) => defaultCronJob(o, defaultPodTemplate),
 };
 
 /**

@@ -16,6 +16,7 @@ import {
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
+import { validateCronJob, validateJob, validateJobUpdate } from './batch.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -45,6 +46,8 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
   'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
+  'batch/jobs': { name: nameIsDNSSubdomain, validate: validateJob, validateUpdate: validateJobUpdate },
+  'batch/cronjobs': { name: nameIsDNSSubdomain, validate: validateCronJob },
 };
 
 export interface ValidateOptions {

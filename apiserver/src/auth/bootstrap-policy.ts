@@ -43,6 +43,7 @@ const CORE_WORKLOAD = ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', '
   'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'events'];
 const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
   'daemonsets', 'statefulsets'];
+const BATCH = ['jobs', 'jobs/status', 'cronjobs', 'cronjobs/status'];
 
 /** The default ClusterRoles. */
 export function bootstrapClusterRoles(): KubeObject[] {
@@ -61,12 +62,14 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r([...READ, ...WRITE], ['apps'], APPS),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
+      r([...READ, ...WRITE], ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
         'persistentvolumeclaims', 'replicationcontrollers', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
       r(READ, ['apps'], APPS),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
+      r(READ, ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
     clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'])]),
     clusterRole('system:public-info-viewer', [url(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),

@@ -21,12 +21,15 @@ import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js'
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { jobStrategy } from './batch/jobs/strategy.js';
+import { cronJobStrategy } from './batch/cronjobs/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  jobStrategy, cronJobStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
