@@ -18,7 +18,7 @@ import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
 import { buildSecurity, type SecurityConfig } from './auth/security.js';
 import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
-import { EncryptingStorage, loadEncryptionConfig } from './auth/encryption.js';
+import { checkEncryptionConfig, encryptionTransformer, loadEncryptionConfig } from './auth/encryption.js';
 
 export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
   /** etcd client URLs. */
@@ -79,16 +79,18 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
     async run(signal: AbortSignal): Promise<void> {
       const ownStorage = !cfg.storage;
       const etcdTls = cfg.etcdTls;
+      // Refused at startup when invalid, as upstream; the whole value of each listed resource is encrypted.
+      const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
       const etcd = cfg.storage ? undefined : new Etcd3Storage({
         endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }),
+        ...(encryption ? { transformer: encryptionTransformer(encryption) } : {}),
         ...(etcdTls ? { credentials: {
           rootCertificate: readFileSync(etcdTls.caFile),
           ...(etcdTls.certFile ? { certChain: readFileSync(etcdTls.certFile) } : {}),
           ...(etcdTls.keyFile ? { privateKey: readFileSync(etcdTls.keyFile) } : {}),
         } } : {}),
       });
-      const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
-      const cacher = etcd ? new Cacher({ storage: encryption ? new EncryptingStorage(etcd, encryption) : etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
+      const cacher = etcd ? new Cacher({ storage: etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
@@ -97,6 +99,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
           ...opts, storage, logger: log,
+          ...(encryption ? { healthChecks: [...(opts.healthChecks ?? []), { name: 'encryption-providers', check: () => checkEncryptionConfig(encryption) }] } : {}),
           ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),
           ...(sec?.authorizers ? { authorizers: sec.authorizers } : {}),
           ...(sec?.tokenIssuer ? { serviceAccountTokenIssuer: sec.tokenIssuer } : {}),

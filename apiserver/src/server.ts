@@ -76,6 +76,11 @@ export interface ApiServerOptions {
   admissionControlConfigFile?: string;
   /** Signs serviceaccounts/<name>/token (TokenRequest); without it that subresource answers 404. */
   serviceAccountTokenIssuer?: ServiceAccountTokenIssuer;
+  /**
+   * Named checks of /healthz, /livez and /readyz besides etcd (each also at /healthz/<name>; upstream
+   * healthz.HealthChecker, e.g. kms-providers). A throw fails the check.
+   */
+  healthChecks?: { name: string; check: () => void | Promise<void> }[];
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -295,16 +300,31 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onClose', async () => { closing.abort(); });
 
   // Health and metrics on the main port, as upstream serves them.
-  const isReady = async (): Promise<boolean> => {
-    try { await o.storage.currentResourceVersion(); return true; } catch { return false; }
-  };
-  const health = (check: () => Promise<boolean>) => async (_req: FastifyRequest, reply: FastifyReply) => {
-    const ok = await check();
-    return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(ok ? 'ok' : 'etcd check failed');
-  };
-  app.get('/healthz', health(isReady));
-  app.get('/livez', health(async () => true));
-  app.get('/readyz', health(isReady));
+  // As upstream: each check also at <endpoint>/<name>; 'ok', or with ?verbose or on failure one
+  // [+]/[-] line per check. /livez leaves etcd out (an etcd outage must not restart the apiserver).
+  const checks: { name: string; check: () => void | Promise<void> }[] = [
+    { name: 'ping', check: () => undefined },
+    { name: 'etcd', check: async () => { await o.storage.currentResourceVersion(); } },
+    ...(o.healthChecks ?? []),
+  ];
+  const runCheck = async (c: { check: () => void | Promise<void> }) => { try { await c.check(); return true; } catch { return false; } };
+  for (const endpoint of ['healthz', 'livez', 'readyz']) {
+    const mine = endpoint === 'livez' ? checks.filter((c) => c.name !== 'etcd') : checks;
+    app.get(`/${endpoint}`, async (req, reply) => {
+      const results = await Promise.all(mine.map(async (c) => [c.name, await runCheck(c)] as const));
+      const ok = results.every(([, r]) => r);
+      const verbose = (req.query as Record<string, unknown> | undefined)?.['verbose'] !== undefined;
+      const body = ok && !verbose ? 'ok'
+        : results.map(([n, r]) => (r ? `[+]${n} ok` : `[-]${n} failed: reason withheld`)).join('\n') + `\n${endpoint} check ${ok ? 'passed' : 'failed'}\n`;
+      return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(body);
+    });
+    for (const c of mine) {
+      app.get(`/${endpoint}/${c.name}`, async (_req, reply) => {
+        const ok = await runCheck(c);
+        return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(ok ? 'ok' : `internal server error: ${c.name} check failed`);
+      });
+    }
+  }
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
   registerDiscovery(app, { resources: SERVED_RESOURCES });
