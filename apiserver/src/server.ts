@@ -13,6 +13,7 @@ import type { Storage } from './storage/interfaces.js';
 import { proxyUpgrade, writeStatus, type KubeletClientConfig } from './endpoints/kubelet-proxy.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
+import { impersonate } from './auth/impersonation.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
 import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
@@ -88,7 +89,10 @@ export interface ApiServerOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     requestInfo: RequestInfo;
+    /** Who the request runs as (the impersonated identity when it impersonates). */
     user: UserInfo;
+    /** Who authenticated, when that differs from user (impersonation): audit's `user`. */
+    impersonator: UserInfo | undefined;
     /** performance.now() when the request arrived (request duration metric). */
     startMs: number;
     /** Which max-in-flight budget the request holds until it ends. */
@@ -214,6 +218,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // later, none deleted), which keeps fastify's and our accesses to them fast.
   app.decorateRequest('requestInfo', null as never);
   app.decorateRequest('user', null as never);
+  app.decorateRequest('impersonator', undefined);
   app.decorateRequest('startMs', 0);
   app.decorateRequest('inflightKind', undefined);
   app.decorateRequest('warnings', undefined);
@@ -252,8 +257,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       inflight[kind]++;
       req.inflightKind = kind;
     }
-    const user = await authenticate(authenticators, req.raw);
-    if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    const authenticated = await authenticate(authenticators, req.raw);
+    if (!authenticated) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    // Impersonation (upstream's filter between authentication and authorization).
+    const impersonated = await impersonate(req.raw, authenticated, authorizers);
+    const user = impersonated ?? authenticated;
+    if (impersonated) req.impersonator = authenticated;
     req.user = user;
     const info = req.requestInfo;
     const attrs = info.resourceRequest

@@ -19,6 +19,7 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 
@@ -76,6 +77,7 @@ type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Control
 /** Every controller, by name, with the event source component upstream uses. */
 export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
   replicaset: { component: 'replicaset-controller', aliases: ['replicaset-controller'], create: (ctx) => new ReplicaSetController(ctx) },
+  replicationcontroller: { component: 'replication-controller', aliases: ['replicationcontroller-controller'], create: (ctx) => createReplicationManager(ctx) },
   deployment: { component: 'deployment-controller', aliases: ['deployment-controller'], create: (ctx) => new DeploymentController(ctx) },
   garbagecollector: { component: 'garbage-collector-controller', aliases: ['garbage-collector-controller'], create: (ctx) => new GarbageCollector(ctx) },
   namespace: { component: 'namespace-controller', aliases: ['namespace-controller'], create: (ctx) => new NamespaceController(ctx) },

@@ -14,6 +14,7 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 
 function deepFreeze(o: unknown): void {
   if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
@@ -30,6 +31,7 @@ const objects = (): KubeObject[] => [
   { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-old', namespace: 'default', annotations: { 'deployment.kubernetes.io/revision': '1', 'deployment.kubernetes.io/desired-replicas': '3' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': 'old' } }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 3, availableReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: 'default', labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] }, status: { phase: 'Running', podIP: '10.244.0.5', conditions: [{ type: 'Ready', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned', namespace: 'default', labels: { app: 'other' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'gone', controller: true }] }, spec: { nodeName: 'n1', containers: [{ name: 'c' }], tolerations: [{ key: 'x', operator: 'Exists', effect: 'NoSchedule' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web-rc', namespace: 'default', generation: 1 }, spec: { replicas: 2, selector: { app: 'web', 'pod-template-hash': 'old' }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
@@ -38,6 +40,7 @@ const objects = (): KubeObject[] => [
 
 const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: string, s: AbortSignal): Promise<unknown> }][] = [
   ['replicaset', ['default/web-old'], (ctx) => new ReplicaSetController(ctx)],
+  ['replicationcontroller', ['default/web-rc'], (ctx) => createReplicationManager(ctx)],
   ['deployment', ['default/web'], (ctx) => new DeploymentController(ctx)],
   ['endpoints', ['default/web'], (ctx) => new EndpointsController(ctx)],
   ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],

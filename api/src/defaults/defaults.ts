@@ -66,6 +66,19 @@ function defaultReplicaSet(rs: Obj): void {
   defaultPodTemplate(spec.template ??= {});
 }
 
+/** SetDefaults_ReplicationController: selector and labels from the template's labels; replicas 1. */
+function defaultReplicationController(rc: Obj): void {
+  const spec: Obj = isObj(rc.spec) ? rc.spec : (rc.spec = {});
+  const labels = isObj(spec.template) && isObj(spec.template.metadata) && isObj(spec.template.metadata.labels) ? spec.template.metadata.labels : undefined;
+  if (labels) {
+    if (!isObj(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    const meta: Obj = isObj(rc.metadata) ? rc.metadata : (rc.metadata = {});
+    if (!isObj(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  spec.replicas ??= 1;
+  if (isObj(spec.template)) defaultPodTemplate(spec.template);
+}
+
 function defaultNamespace(ns: Obj): void {
   const meta: Obj = isObj(ns.metadata) ? ns.metadata : (ns.metadata = {});
   // Since 1.21 every namespace carries its name as a label (NamespaceDefaultLabelName).
@@ -125,6 +138,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/secrets': defaultSecret,
   '/endpoints': defaultEndpoints,
   'apps/deployments': defaultDeployment,
+  '/replicationcontrollers': defaultReplicationController,
+  '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,

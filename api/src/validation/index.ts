@@ -18,6 +18,7 @@ import {
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
 import { validateCronJob, validateJob, validateJobUpdate } from './batch.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
+import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -37,6 +38,8 @@ const RULES: Record<string, KindRules> = {
   '/events': { name: nameIsDNSSubdomain, validate: validateEventFields },
   '/endpoints': { name: nameIsDNSSubdomain, validate: validateEndpointsSubsets },
   '/serviceaccounts': { name: nameIsDNSSubdomain },
+  '/replicationcontrollers': { name: nameIsDNSSubdomain, validate: validateReplicationControllerSpec },
+  '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },

@@ -96,6 +96,15 @@ test('kubectl auth can-i answers (protobuf SelfSubjectAccessReview)', async () =
   assert.equal(await canI('admin.kubeconfig', 'delete', 'nodes'), 'yes');
   assert.equal(await canI('alice.kubeconfig', 'list', 'pods'), 'no');
   assert.equal(await canI('admin.kubeconfig', 'get', 'secrets', '-n', 'kube-system'), 'yes');
+  // --as / --as-group: the question is asked as the impersonated identity.
+  assert.equal(await canI('admin.kubeconfig', 'list', 'secrets', '--as=system:serviceaccount:default:default'), 'no');
+  assert.equal(await canI('admin.kubeconfig', 'list', 'secrets', '--as=someone', '--as-group=system:masters'), 'yes');
+  const kc = (cfg: string, ...args: string[]) => run('kubectl', ['--kubeconfig', join(dir, cfg), ...args]).then((r) => r.stdout, (e: { stderr?: string }) => `ERR ${e.stderr ?? ''}`);
+  const who = await kc('admin.kubeconfig', 'auth', 'whoami', '--as=someone', '--as-group=devs', '-o', 'json');
+  assert.deepEqual((JSON.parse(who) as { status: { userInfo: unknown } }).status.userInfo, { username: 'someone', groups: ['devs', 'system:authenticated'] });
+  // A user who may impersonate no one is refused, with upstream's message.
+  const refused = await kc('alice.kubeconfig', 'get', 'pods', '--as=kubernetes-admin');
+  assert.match(refused, /users "kubernetes-admin" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
 });
 
 const etcdctl = (...args: string[]) => run('etcdctl', ['--endpoints', server.etcdEndpoints.join(','), ...args], { env: { ...process.env, ETCDCTL_API: '3' }, encoding: 'buffer', maxBuffer: 16 << 20 });

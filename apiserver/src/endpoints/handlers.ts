@@ -186,13 +186,14 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
 async function handleScale(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
   const ns = info.namespace; const name = info.name;
-  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj));
+  const setSelector = store.resource.group === '' && store.resource.resource === 'replicationcontrollers';
+  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj, { setSelector }));
   if (info.verb === 'get') return send(await store.get(ns, name));
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
   let precondition: string | undefined;
   const compute = (current: KubeObject | undefined): KubeObject => {
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
-    const currentScale = scaleOf(current);
+    const currentScale = scaleOf(current, { setSelector });
     let desired: unknown;
     if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
     else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']), { group: 'autoscaling', resource: 'scale' });

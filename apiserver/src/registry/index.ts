@@ -23,6 +23,8 @@ import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
 import { jobStrategy } from './batch/jobs/strategy.js';
 import { cronJobStrategy } from './batch/cronjobs/strategy.js';
+import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
+import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -30,6 +32,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
   jobStrategy, cronJobStrategy,
+  replicationControllerStrategy, podTemplateStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
