@@ -21,6 +21,7 @@ import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecyc
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { JobController } from './controllers/job/job.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 
 export interface ControllerManagerConfig {
@@ -105,6 +106,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
     }),
   },
+  job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

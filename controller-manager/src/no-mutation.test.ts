@@ -61,3 +61,18 @@ for (const [name, keys, build] of builders) {
     assert.ok(f.client.actions().length > 0, 'the controller did something');
   });
 }
+
+// Batch controllers, on their own objects (a Job with a finished and a running pod).
+test('job: reconciles without touching cached objects', async () => {
+  const { JobController } = await import('./controllers/job/job.js');
+  const f = newControllerFixture();
+  const c = f.build((ctx) => new JobController(ctx));
+  const labels = { 'batch.kubernetes.io/controller-uid': 'uid-pi', 'job-name': 'pi' };
+  const ref = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'pi', uid: 'uid-pi', controller: true }];
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'pi', namespace: 'default', uid: 'uid-pi' }, spec: { completions: 3, parallelism: 2, backoffLimit: 6, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'uid-pi' } }, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'b' }] } } }, status: { conditions: [{ type: 'Suspended', status: 'False' }], uncountedTerminatedPods: { succeeded: ['x'] } } } as KubeObject);
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pi-a', namespace: 'default', uid: 'a', labels, ownerReferences: ref, finalizers: ['batch.kubernetes.io/job-tracking'] }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Succeeded' } } as KubeObject);
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pi-b', namespace: 'default', uid: 'b', labels, ownerReferences: ref, finalizers: ['batch.kubernetes.io/job-tracking'] }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/pi', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});
