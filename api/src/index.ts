@@ -13,4 +13,5 @@ export * from './patch/index.js';
 export * from './equality.js';
 export { humanDuration, translateTimestampSince } from './duration.js';
 export { parseCronSchedule, isValidTimeZone, type CronSchedule } from './cron.js';
+export * from './storage/volume-util.js';
 export { queryBool, type QueryValue } from './query.js';

@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -21,6 +21,7 @@ import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.
 import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
 import { PodSecurity } from './admission/plugins/pod-security.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
+import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -156,6 +157,14 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     },
     list: async () => (await priorityClasses().list('', { resourceVersion: '0' })).items,
   });
+  // The storage plugins upstream enables by default (admission/plugins/storage.ts).
+  const storageClasses: StorageClassLister = {
+    get: async (name) => {
+      try { return await registry!.get(StorageClasses)!.get('', name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+    },
+    list: async () => (await registry!.get(StorageClasses)!.list('', { resourceVersion: '0' })).items,
+  };
+  const storageAdmission: AdmissionPlugin[] = [new DefaultStorageClass(storageClasses), new StorageObjectInUseProtection(), new PersistentVolumeClaimResize(storageClasses)];
   const enabled = parseAdmissionPlugins(o.enableAdmissionPlugins ?? []);
   const optional: AdmissionPlugin[] = [];
   if (enabled.includes('ServiceAccount')) {
@@ -177,7 +186,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     }));
   }
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),

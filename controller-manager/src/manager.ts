@@ -23,6 +23,8 @@ import { createReplicationManager } from './controllers/replicationcontroller/re
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { JobController } from './controllers/job/job.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
+import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
+import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 
 export interface ControllerManagerConfig {
   /** How to reach the apiserver; ignored when client is given. */
@@ -99,6 +101,9 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
     component: 'root-ca-cert-publisher', aliases: ['root-ca-certificate-publisher-controller'],
     create: (ctx, cfg) => (cfg.rootCA ? new RootCACertPublisher(ctx, { rootCA: cfg.rootCA }) : undefined),
   },
+  'persistentvolume-binder': { component: 'persistentvolume-controller', aliases: ['persistentvolume-binder-controller'], create: (ctx) => new PersistentVolumeController(ctx) },
+  'persistentvolumeclaim-protection': { component: 'persistentvolumeclaim-protection-controller', aliases: ['pvc-protection', 'persistentvolumeclaim-protection-controller'], create: (ctx) => new PVCProtectionController(ctx) },
+  'persistentvolume-protection': { component: 'persistentvolume-protection-controller', aliases: ['pv-protection', 'persistentvolume-protection-controller'], create: (ctx) => new PVProtectionController(ctx) },
   nodeipam: {
     component: 'node-ipam-controller', aliases: ['node-ipam-controller', 'nodeipam-controller'],
     create: (ctx, cfg) => new NodeIpamController(ctx, {

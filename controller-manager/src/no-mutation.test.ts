@@ -14,6 +14,8 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
+import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 
 function deepFreeze(o: unknown): void {
@@ -35,6 +37,13 @@ const objects = (): KubeObject[] => [
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'mk8s.io/local-path', volumeBindingMode: 'Immediate' },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default', annotations: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' }, status: { phase: 'Pending' } },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'fast', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'fast' }, status: { phase: 'Pending' } },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'old', namespace: 'default', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['kubernetes.io/pvc-protection'] }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, status: { phase: 'Bound' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: { a: 'b' } }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' } }, status: { phase: 'Available' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-released', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' }, claimRef: { namespace: 'default', name: 'gone', uid: 'gone' } }, status: { phase: 'Bound' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-gone', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['kubernetes.io/pv-protection'] }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' } }, status: { phase: 'Released' } },
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gone-ns', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['x'] }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
 ];
 
@@ -46,6 +55,9 @@ const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: st
   ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],
   ['garbagecollector', ['pods|default/owned'], (ctx) => new GarbageCollector(ctx)],
   ['namespace', ['gone-ns'], (ctx) => new NamespaceController(ctx)],
+  ['persistentvolume-binder', ['claim:default/data', 'claim:default/fast', 'volume:pv-released'], (ctx) => new PersistentVolumeController(ctx)],
+  ['persistentvolumeclaim-protection', ['default/old'], (ctx) => new PVCProtectionController(ctx)],
+  ['persistentvolume-protection', ['pv-gone'], (ctx) => new PVProtectionController(ctx)],
   ['nodeipam', ['n1', 'n2'], (ctx) => new NodeIpamController(ctx)],
   ['nodelifecycle', ['n1', 'n2'], (ctx) => new NodeLifecycleController(ctx, { defaultTolerationSeconds: 0 })],
 ];

@@ -7,6 +7,7 @@
 import type { ResourceDescriptor } from '../scheme.js';
 import { defaultCronJob, defaultJob } from './batch.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
+import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -147,6 +148,9 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
   'batch/jobs': (o) => defaultJob(o, defaultPodTemplate),
   'batch/cronjobs': (o) => defaultCronJob(o, defaultPodTemplate),
+  '/persistentvolumes': defaultPersistentVolume,
+  '/persistentvolumeclaims': defaultPersistentVolumeClaim,
+  'storage.k8s.io/storageclasses': defaultStorageClass,
 };
 
 /**

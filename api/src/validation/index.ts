@@ -17,6 +17,7 @@ import {
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
 import { validateCronJob, validateJob, validateJobUpdate } from './batch.js';
+import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 
@@ -51,6 +52,9 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
   'batch/jobs': { name: nameIsDNSSubdomain, validate: validateJob, validateUpdate: validateJobUpdate },
   'batch/cronjobs': { name: nameIsDNSSubdomain, validate: validateCronJob },
+  '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
+  '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
+  'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
 };
 
 export interface ValidateOptions {
@@ -95,3 +99,4 @@ export function invalidError(resource: Pick<ResourceDescriptor, 'group' | 'kind'
 export { validateObjectMeta, validateObjectMetaUpdate, validateLabels, validateAnnotations, validateLabelSelector, validateImmutableField, deepEqual } from './meta.js';
 export { validatePodSpec, validatePodTemplateSpec, validatePodUpdate, validateResourceRequirements, validateTolerations, POD_UPDATE_FORBIDDEN_MSG } from './pod.js';
 export { validateServiceSpec, validateServiceUpdate, DEFAULT_NODE_PORT_RANGE, type ServiceValidationOptions } from './core.js';
+export { PVC_SPEC_IMMUTABLE_MSG, ACCESS_MODES } from './storage.js';

@@ -89,6 +89,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['policy'], ['poddisruptionbudgets']),
       r(READ, ['scheduling.k8s.io'], ['priorityclasses']),
       r(READ, ['storage.k8s.io'], ['storageclasses', 'csinodes', 'csidrivers', 'csistoragecapacities']),
+      // system:volume-scheduler: VolumeBinding writes volume.kubernetes.io/selected-node on claims.
+      r(['patch', 'update'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
       r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
       r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
     ]),

@@ -27,6 +27,7 @@ const MODULES: Record<string, string> = {
   'policy/v1': 'io.k8s.api.policy.v1',
   'batch/v1': 'io.k8s.api.batch.v1',
   'rbac/v1': 'io.k8s.api.rbac.v1',
+  'storage/v1': 'io.k8s.api.storage.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   'api/resource': 'io.k8s.apimachinery.pkg.api.resource',
   'runtime': 'io.k8s.apimachinery.pkg.runtime',
@@ -45,6 +46,8 @@ const ROOTS = [
   'meta/v1:Status', 'meta/v1:DeleteOptions',
   'rbac/v1:Role', 'rbac/v1:RoleList', 'rbac/v1:ClusterRole', 'rbac/v1:ClusterRoleList',
   'rbac/v1:RoleBinding', 'rbac/v1:RoleBindingList', 'rbac/v1:ClusterRoleBinding', 'rbac/v1:ClusterRoleBindingList',
+  'core/v1:PersistentVolume', 'core/v1:PersistentVolumeList', 'core/v1:PersistentVolumeClaim', 'core/v1:PersistentVolumeClaimList',
+  'storage/v1:StorageClass', 'storage/v1:StorageClassList',
   // Not served yet; ready for when the scheme adds them.
   'apps/v1:DaemonSet', 'apps/v1:DaemonSetList', 'apps/v1:StatefulSet', 'apps/v1:StatefulSetList',
   'batch/v1:Job', 'batch/v1:JobList', 'batch/v1:CronJob', 'batch/v1:CronJobList',

@@ -23,6 +23,9 @@ import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
 import { jobStrategy } from './batch/jobs/strategy.js';
 import { cronJobStrategy } from './batch/cronjobs/strategy.js';
+import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
+import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 
@@ -32,6 +35,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
   jobStrategy, cronJobStrategy,
+  persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy,
 ];
 
