@@ -22,6 +22,7 @@ import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { JobController } from './controllers/job/job.js';
+import { CronJobController } from './controllers/cronjob/cronjob.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
@@ -112,6 +113,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
     }),
   },
   job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
+  cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

@@ -88,3 +88,16 @@ test('job: reconciles without touching cached objects', async () => {
   await c.reconcile('default/pi', AbortSignal.timeout(5000));
   assert.ok(f.client.actions().length > 0, 'the controller did something');
 });
+
+test('cronjob: reconciles without touching cached objects', async () => {
+  const { CronJobController } = await import('./controllers/cronjob/cronjob.js');
+  const f = newControllerFixture();
+  f.clock.step(Date.parse('2026-01-01T00:10:00Z') - f.clock.now());
+  const c = f.build((ctx) => new CronJobController(ctx));
+  const ref = [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'hello', uid: 'uid-hello', controller: true }];
+  f.seed({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'hello', namespace: 'default', uid: 'uid-hello', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { schedule: '*/5 * * * *', concurrencyPolicy: 'Replace', successfulJobsHistoryLimit: 0, jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c' }] } } } } }, status: { active: [{ name: 'hello-1', uid: 'j1' }] } } as KubeObject);
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'hello-1', namespace: 'default', uid: 'j1', ownerReferences: ref }, spec: { template: { spec: { containers: [{ name: 'c' }] } } }, status: { conditions: [{ type: 'Complete', status: 'True' }], completionTime: '2026-01-01T00:06:00Z' } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/hello', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});

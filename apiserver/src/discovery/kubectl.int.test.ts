@@ -68,7 +68,7 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     assert.deepEqual(find('nodes'), ['nodes', 'no', 'v1', 'false', 'Node']);
     assert.deepEqual(find('leases'), ['leases', 'coordination.k8s.io/v1', 'true', 'Lease']);
     const all = ok(await kubectl('api-resources', '--categories=all', '-o', 'name')).trim().split('\n');
-    assert.deepEqual(all, ['pods', 'services', 'deployments.apps', 'replicasets.apps', 'cronjobs.batch', 'jobs.batch']);
+    assert.deepEqual(all, ['pods', 'replicationcontrollers', 'services', 'deployments.apps', 'replicasets.apps', 'cronjobs.batch', 'jobs.batch']);
   });
 
   test('create -f with default (strict) validation, and unknown fields are refused', async () => {
