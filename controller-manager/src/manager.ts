@@ -23,6 +23,7 @@ import { createReplicationManager } from './controllers/replicationcontroller/re
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { JobController } from './controllers/job/job.js';
 import { CronJobController } from './controllers/cronjob/cronjob.js';
+import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlafterfinished.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
@@ -114,6 +115,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   },
   job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
   cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
+  'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

@@ -101,3 +101,14 @@ test('cronjob: reconciles without touching cached objects', async () => {
   await c.reconcile('default/hello', AbortSignal.timeout(5000));
   assert.ok(f.client.actions().length > 0, 'the controller did something');
 });
+
+test('ttl-after-finished: reconciles without touching cached objects', async () => {
+  const { TTLAfterFinishedController } = await import('./controllers/ttlafterfinished/ttlafterfinished.js');
+  const f = newControllerFixture();
+  f.clock.step(Date.parse('2026-01-01T00:10:00Z') - f.clock.now());
+  const c = f.build((ctx) => new TTLAfterFinishedController(ctx));
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'old', namespace: 'default' }, spec: { ttlSecondsAfterFinished: 5, template: { spec: { containers: [{ name: 'c' }] } } }, status: { completionTime: '2026-01-01T00:00:00Z', conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/old', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});
