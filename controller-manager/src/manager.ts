@@ -24,6 +24,8 @@ import { ServiceAccountController } from './controllers/serviceaccount/serviceac
 import { JobController } from './controllers/job/job.js';
 import { CronJobController } from './controllers/cronjob/cronjob.js';
 import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlafterfinished.js';
+import { DaemonSetController } from './controllers/daemonset/daemonset.js';
+import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
@@ -116,6 +118,8 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
   cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
   'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
+  daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
+  statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

@@ -6,6 +6,7 @@
  */
 import type { ResourceDescriptor } from '../scheme.js';
 import { defaultCronJob, defaultJob } from './batch.js';
+import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
@@ -142,6 +143,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/replicationcontrollers': defaultReplicationController,
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
+  'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),
+  'apps/statefulsets': (o) => defaultStatefulSet(o, defaultPodTemplate),
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
