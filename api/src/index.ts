@@ -16,3 +16,4 @@ export { humanDuration, translateTimestampSince } from './duration.js';
 export { parseCronSchedule, isValidTimeZone, type CronSchedule } from './cron.js';
 export * from './storage/volume-util.js';
 export { queryBool, type QueryValue } from './query.js';
+export * from './quota/index.js';

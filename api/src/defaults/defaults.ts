@@ -6,6 +6,7 @@
  */
 import type { ResourceDescriptor } from '../scheme.js';
 import { defaultCronJob, defaultJob } from './batch.js';
+import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
 import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
@@ -141,6 +142,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/endpoints': defaultEndpoints,
   'apps/deployments': defaultDeployment,
   '/replicationcontrollers': defaultReplicationController,
+  '/limitranges': (lr) => { for (const item of arr(lr.spec?.limits)) { defaultLimitRangeItem(item); for (const k of ['min', 'max', 'default', 'defaultRequest', 'maxLimitRequestRatio']) canonicalizeResourceList(item[k]); } },
+  '/resourcequotas': (rq) => { canonicalizeResourceList(rq.spec?.hard); canonicalizeResourceList(rq.status?.hard); canonicalizeResourceList(rq.status?.used); },
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
   'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),

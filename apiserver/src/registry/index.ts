@@ -32,6 +32,7 @@ import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/str
 import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -41,7 +42,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   jobStrategy, cronJobStrategy,
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
-  replicationControllerStrategy, podTemplateStrategy,
+  replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */

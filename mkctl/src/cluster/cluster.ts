@@ -78,7 +78,7 @@ function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
 /** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
 function admissionArgs(pki: PkiPaths): string[] {
   return [
-    '--enable-admission-plugins', 'NamespaceLifecycle,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds',
+    '--enable-admission-plugins', 'NamespaceLifecycle,LimitRanger,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds,ResourceQuota',
     '--service-account-signing-key-file', pki.serviceAccount.key,
   ];
 }
