@@ -7,6 +7,7 @@ import type * as core from 'kubernetes-types/core/v1.js';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { getObject, listObjects } from '../kubectl/api-helpers.js';
 import { parseResourceArgs } from '../kubectl/resources.js';
+import { probeDns } from '../doctor/dns-probe.js';
 import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type ProxyEvidence, type TraceInput } from './diagnose.js';
 
 const run = promisify(execFile);
@@ -56,7 +57,14 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
   if (kind === 'Service') inp.service = target as never;
   const svcs = (services as (core.Service & KubeObject)[]).filter((s) => s.spec?.clusterIP && s.spec.clusterIP !== 'None').map((s) => ({ namespace: ns, name: s.metadata!.name! }));
   const proxy = await readProxyEvidence(nodes.map((n) => n.metadata!.name!), svcs);
-  if (proxy) inp.proxy = proxy;
+  if (proxy) {
+    inp.proxy = proxy;
+    // The dns link: the traced Service's name (or those selecting the traced pods) from each node.
+    const named = kind === 'Service' ? [name] : svcs.map((x) => x.name);
+    const all = await Promise.all(nodes.flatMap((n) => named.map((s) => probeDns(n.metadata!.name!, `${s}.${ns}.svc.cluster.local`))));
+    inp.dns = {};
+    for (const p of all) (inp.dns[p.node] ??= []).push(p);
+  }
   void Deployments;
   return inp;
 }
