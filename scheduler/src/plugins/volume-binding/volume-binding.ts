@@ -153,7 +153,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, ReservePlug
     // Wait for the PV controller (and the provisioner) to bind every claim.
     const deadline = this.handle.clock.now() + this.bindTimeoutMs;
     for (;;) {
-      const pending = pv.delayed.filter((d) => !this.handle.volumes!.claim(ns, d.claim.metadata.name)?.spec?.volumeName);
+      // Fully bound (status too): the kubelet mounts only a Bound claim, and retries a FailedMount late.
+      const pending = pv.delayed.filter((d) => this.handle.volumes!.claim(ns, d.claim.metadata.name)?.status?.phase !== 'Bound');
       if (pending.length === 0) return undefined;
       if (signal.aborted) return Status.error(signal.reason);
       if (this.handle.clock.now() > deadline) return Status.error(new Error('binding volumes: context deadline exceeded'));
