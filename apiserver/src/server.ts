@@ -3,10 +3,11 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from './storage/interfaces.js';
@@ -14,12 +15,15 @@ import { proxyUpgrade, writeStatus, type KubeletClientConfig } from './endpoints
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
 import { impersonate } from './auth/impersonation.js';
+import type { AuditContext, Auditor } from './audit/audit.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
 import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
 import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.js';
 import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
 import { PodSecurity } from './admission/plugins/pod-security.js';
+import { LimitRanger } from './admission/plugins/limit-ranger.js';
+import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
@@ -78,6 +82,8 @@ export interface ApiServerOptions {
   admissionControlConfigFile?: string;
   /** Signs serviceaccounts/<name>/token (TokenRequest); without it that subresource answers 404. */
   serviceAccountTokenIssuer?: ServiceAccountTokenIssuer;
+  /** Audit logging (--audit-policy-file, --audit-log-path): every request's events at its policy level. @default none */
+  audit?: Auditor;
   /**
    * Named checks of /healthz, /livez and /readyz besides etcd (each also at /healthz/<name>; upstream
    * healthz.HealthChecker, e.g. kms-providers). A throw fails the check.
@@ -94,6 +100,8 @@ declare module 'fastify' {
     user: UserInfo;
     /** Who authenticated, when that differs from user (impersonation): audit's `user`. */
     impersonator: UserInfo | undefined;
+    /** This request's audit event, when the policy audits it. */
+    audit: AuditContext | undefined;
     /** performance.now() when the request arrived (request duration metric). */
     startMs: number;
     /** Which max-in-flight budget the request holds until it ends. */
@@ -119,6 +127,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   setMaxListeners(0, closing.signal);
   const authenticators = o.authenticators ?? [new AnonymousAuthenticator()];
   const authorizers = o.authorizers ?? [new AlwaysAllowAuthorizer()];
+  const auditor = o.audit;
   let registry: Registry | undefined;
   // Namespaces deleted through this apiserver are read live for a while (upstream's forceLiveLookupCache, 30 s):
   // the watch cache may not have seen them turn Terminating yet.
@@ -185,6 +194,18 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       audit: (e) => o.logger.info(e, 'PodSecurity audit violation'),
     }));
   }
+  if (enabled.includes('LimitRanger')) {
+    optional.push(new LimitRanger({ listLimitRanges: async (ns) => (await registry!.get(LimitRanges)!.list(ns, { resourceVersion: '0' })).items }));
+  }
+  if (enabled.includes('ResourceQuota')) {
+    // Charged with the apiserver's own identity, as upstream's loopback client does.
+    const self: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
+    optional.push(new ResourceQuotaAdmission({
+      listQuotas: async (ns, live) => (await registry!.get(ResourceQuotas)!.list(ns, live ? {} : { resourceVersion: '0' })).items,
+      updateQuotaStatus: async (q) => { await registry!.get(ResourceQuotas)!.update({ ...self, warnings: [] }, q.metadata.namespace ?? '', q.metadata.name, q, 'status'); },
+      now: () => clock.now(),
+    }));
+  }
   registry = createRegistry({
     storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
@@ -228,11 +249,14 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.decorateRequest('requestInfo', null as never);
   app.decorateRequest('user', null as never);
   app.decorateRequest('impersonator', undefined);
+  app.decorateRequest('audit', undefined);
   app.decorateRequest('startMs', 0);
   app.decorateRequest('inflightKind', undefined);
   app.decorateRequest('warnings', undefined);
 
-  app.setErrorHandler((err, _req, reply) => {
+  app.setErrorHandler((err, req, reply) => {
+    // An error that is not an API error is a bug: audit's Panic stage (upstream's recovered panic).
+    if (req.audit && !(err instanceof ApiError)) req.audit.panicked = true;
     const apiErr = toApiError(err);
     if (apiErr.code >= 500) o.logger.error({ err }, 'Request failed');
     return sendError(reply, apiErr);
@@ -266,12 +290,20 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       inflight[kind]++;
       req.inflightKind = kind;
     }
-    const authenticated = await authenticate(authenticators, req.raw);
+    let authenticated: UserInfo | undefined;
+    let authErr: unknown;
+    try { authenticated = await authenticate(authenticators, req.raw); } catch (err) { authErr = err; }
+    if (auditor) {
+      const id = auditID(req.headers['audit-id']);
+      void reply.header('audit-id', id);
+      req.audit = auditor.begin(req.raw, reply.raw, req.requestInfo, authenticated, id, clock.now());
+    }
+    if (authErr) throw authErr;
     if (!authenticated) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
     // Impersonation (upstream's filter between authentication and authorization).
     const impersonated = await impersonate(req.raw, authenticated, authorizers);
     const user = impersonated ?? authenticated;
-    if (impersonated) req.impersonator = authenticated;
+    if (impersonated) { req.impersonator = authenticated; auditor?.impersonated(req.audit, impersonated); }
     req.user = user;
     const info = req.requestInfo;
     const attrs = info.resourceRequest
@@ -279,11 +311,18 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
           subresource: info.subresource, namespace: info.namespace, name: info.name }
       : { user, verb: info.verb, resourceRequest: false, path: info.path };
     const decision = await authorize(authorizers, attrs);
+    auditor?.decision(req.audit, decision.allowed, decision.reason);
     if (!decision.allowed) return sendError(reply, forbiddenFor(info, user, decision.reason));
     return undefined;
   });
 
   app.addHook('onSend', (req, reply, payload, done) => {
+    const a = req.audit;
+    if (a) {
+      if (a.event.level !== 'Metadata' && Buffer.isBuffer(req.body)) a.requestBody = req.body;
+      // Errors' Status for responseStatus at every level; bodies only at RequestResponse.
+      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400) && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
+    }
     const warnings = req.warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
     done(null, payload);
@@ -442,6 +481,12 @@ export async function ensureNamespaces(registry: Registry, _clock: Clock, names:
 }
 
 /** Upstream's authorization failure message. */
+/** The client's Audit-ID when it is a sane token (upstream accepts any), else a fresh UUID. */
+function auditID(h: string | string[] | undefined): string {
+  const v = Array.isArray(h) ? h[0] : h;
+  return v && v.length <= 128 && /^[\w.:-]+$/.test(v) ? v : randomUUID();
+}
+
 function forbiddenFor(info: RequestInfo, user: UserInfo, reason: string) {
   const why = reason ? `: ${reason}` : '';
   if (!info.resourceRequest) {
