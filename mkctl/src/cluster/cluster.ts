@@ -21,6 +21,7 @@ import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } fr
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { ensureStorageAddon } from './storage-addon.js';
+import { ensureAddons } from './addons.js';
 
 export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
 
@@ -249,6 +250,10 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   // Volumes of the default StorageClass live under each node's data dir.
   await ensureStorageAddon({ kubeconfig: p.kubeconfig, nodeDirs: Object.fromEntries(nodes.map((n) => [n.name, join(nodeDir(p, n), 'local-path')])) });
   out('Storage: StorageClass standard (default, mk8s.io/local-path, WaitForFirstConsumer)');
+  if (nodes.length > 0 && script(p, 'kubelet')) {
+    out('Add-ons:');
+    await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
+  }
   writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name) }, null, 2));
   out('');
   out('The cluster is up. Use it with:');
