@@ -8,7 +8,8 @@ import { CliError, type CliContext } from '../kubectl/context.js';
 import { getObject, listObjects } from '../kubectl/api-helpers.js';
 import { parseResourceArgs } from '../kubectl/resources.js';
 import { probeDns } from '../doctor/dns-probe.js';
-import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type ProxyEvidence, type TraceInput } from './diagnose.js';
+import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type Link, type ProxyEvidence, type TraceInput } from './diagnose.js';
+import { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
 
 const run = promisify(execFile);
 
@@ -69,14 +70,24 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
   return inp;
 }
 
+/** DaemonSets and StatefulSets (workloads.ts); undefined for the kinds diagnose() follows. */
+async function traceWorkload(ctx: CliContext, arg: string): Promise<Link[] | undefined> {
+  const ref = parseResourceArgs(arg.includes('/') ? [arg] : arg.split(/\s+/))[0];
+  const name = ref?.names[0];
+  if (!ref || !name || (ref.resource.kind !== 'DaemonSet' && ref.resource.kind !== 'StatefulSet')) return undefined;
+  const target = await getObject(ctx.client, ref.resource, ctx.namespace, name);
+  const pods = await listObjects(ctx.client, Pods, ctx.namespace);
+  if (ref.resource.kind === 'StatefulSet') return diagnoseStatefulSet(target as never, pods as never);
+  return diagnoseDaemonSet(target as never, (await listObjects(ctx.client, Nodes, undefined)) as never, pods as never);
+}
+
 export function registerTrace(program: Command, ctx: () => CliContext): void {
   program.command('trace').description('Walk the chain for an object (stored → children → scheduled → image → started → ready → endpoints → kube-proxy) and name the first broken link')
     .argument('<object>', 'TYPE/NAME: deployment/web, pod/web-abc, service/web, rs/web-123')
     .option('-o, --output <format>', 'json: the links as JSON')
     .action(async (arg: string, o: { output?: string }) => {
       const c = ctx();
-      const inp = await gatherTrace(c, arg);
-      const links = diagnose(inp);
+      const links = (await traceWorkload(c, arg)) ?? diagnose(await gatherTrace(c, arg));
       if (o.output === 'json') c.print(`${JSON.stringify(links, null, 2)}\n`);
       else c.print(formatTrace(links));
       // Like a check: non-zero when a link is broken, so scripts can wait on it.
