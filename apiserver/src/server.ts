@@ -281,7 +281,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     try { authenticated = await authenticate(authenticators, req.raw); } catch (err) { authErr = err; }
     if (auditor) {
       const id = auditID(req.headers['audit-id']);
-      void reply.header('audit-id', id);
+      // On the raw response: hijacked replies (watches) carry it too.
+      reply.raw.setHeader('audit-id', id);
       req.audit = auditor.begin(req.raw, reply.raw, req.requestInfo, authenticated, id, clock.now());
     }
     if (authErr) throw authErr;
