@@ -67,7 +67,7 @@ export class Auditor {
    * Starts the audit of a request once its caller is known (undefined: authentication failed) and
    * emits RequestReceived. Returns undefined at level None. Completes by itself when res closes.
    */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo | undefined, auditID: string, receivedMs: number): AuditContext | undefined {
+  begin(req: IncomingMessage, res: ServerResponse | undefined, info: RequestInfo, user: UserInfo | undefined, auditID: string, receivedMs: number): AuditContext | undefined {
     const attrs = info.resourceRequest
       ? { user, verb: info.verb, resourceRequest: true, apiGroup: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name }
       : { user, verb: info.verb, resourceRequest: false, path: info.path };
@@ -86,6 +86,7 @@ export class Auditor {
     };
     const ctx: AuditContext = { event, omit: omitStages, panicked: false, done: false };
     this.emit(ctx, 'RequestReceived');
+    if (!res) return ctx;                                                  // upgrades: the caller calls finish()
     if (LONG_RUNNING.has(info.verb)) {
       // Watches answer with writeHead on the raw response (hijacked): ResponseStarted then.
       const writeHead = res.writeHead;
@@ -110,6 +111,9 @@ export class Auditor {
     if (!ctx) return;
     ctx.event.annotations = { ...ctx.event.annotations, 'authorization.k8s.io/decision': allowed ? 'allow' : 'forbid', ...(reason ? { 'authorization.k8s.io/reason': reason } : {}) };
   }
+
+  /** Ends an upgrade's audit (exec/attach/port-forward): 101 once proxied, else the refusal's code. */
+  finish(ctx: AuditContext | undefined, code: number): void { if (ctx) this.complete(ctx, code); }
 
   private complete(ctx: AuditContext, code: number): void {
     if (ctx.done) return;
