@@ -306,9 +306,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onSend', (req, reply, payload, done) => {
     const a = req.audit;
     if (a) {
-      if (a.event.level !== 'Metadata' && Buffer.isBuffer(req.body)) a.requestBody = req.body;
-      // Errors' Status for responseStatus at every level; bodies only at RequestResponse.
-      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400) && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
+      if (Buffer.isBuffer(req.body)) a.requestBody = req.body;
+      // Errors' Status for responseStatus and a create's object (its name) at every level; other bodies only at RequestResponse.
+      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400 || a.event.verb === 'create') && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
     }
     const warnings = req.warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));

@@ -121,6 +121,14 @@ export class Auditor {
     const ev = ctx.event;
     ev.responseStatus = { metadata: {}, code };
     const body = ctx.responseBody;
+    // As upstream's LogRequestObject at every level: a create names its object in objectRef (from the
+    // JSON request body, else the created object answered: protobuf bodies are not decoded here).
+    const ref = ev.objectRef;
+    if (ref && !ref.name && ev.verb === 'create') {
+      const fromReq = ctx.requestBody?.length ? safeJson(ctx.requestBody.toString('utf8')) : undefined;
+      const obj = (fromReq ?? (body !== undefined && code < 300 ? safeJson(body) : undefined)) as { metadata?: { name?: string; namespace?: string } } | undefined;
+      if (obj?.metadata?.name && !ref.subresource) ref.name = obj.metadata.name;
+    }
     if (body !== undefined && code >= 400) {
       const s = safeJson(body) as { kind?: string; status?: string; message?: string; reason?: string } | undefined;
       if (s?.kind === 'Status') Object.assign(ev.responseStatus, { ...(s.status ? { status: s.status } : {}), ...(s.message ? { message: s.message } : {}), ...(s.reason ? { reason: s.reason } : {}) });
