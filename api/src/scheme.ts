@@ -67,6 +67,8 @@ import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
+import type * as batch from 'kubernetes-types/batch/v1.js';
+import type * as policy from 'kubernetes-types/policy/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
 
 export const Namespaces = define<core.Namespace>({ group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] });
@@ -80,14 +82,22 @@ export const Events = define<core.Event>({ group: '', version: 'v1', kind: 'Even
 export const ServiceAccounts = define<core.ServiceAccount>({ group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, shortNames: ['sa'], subresources: ['token'] });
 export const Deployments = define<apps.Deployment>({ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'] });
 export const ReplicaSets = define<apps.ReplicaSet>({ group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: ['status', 'scale'] });
+export const DaemonSets = define<apps.DaemonSet>({ group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: ['status'] });
+export const StatefulSets = define<apps.StatefulSet>({ group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: ['status', 'scale'] });
+export const ControllerRevisions = define<apps.ControllerRevision>({ group: 'apps', version: 'v1', kind: 'ControllerRevision', resource: 'controllerrevisions', namespaced: true });
+export const PodDisruptionBudgets = define<policy.PodDisruptionBudget>({ group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', namespaced: true, shortNames: ['pdb'], subresources: ['status'] });
 export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases', namespaced: true });
 export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
 export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
 
+export const Jobs = define<batch.Job>({ group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true, categories: ['all'], subresources: ['status'] });
+export const CronJobs = define<batch.CronJob>({ group: 'batch', version: 'v1', kind: 'CronJob', resource: 'cronjobs', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'] });
 export const PersistentVolumes = define<core.PersistentVolume>({ group: '', version: 'v1', kind: 'PersistentVolume', resource: 'persistentvolumes', namespaced: false, shortNames: ['pv'], subresources: ['status'] });
 export const PersistentVolumeClaims = define<core.PersistentVolumeClaim>({ group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], subresources: ['status'] });
 export const StorageClasses = define<storage.StorageClass>({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', resource: 'storageclasses', namespaced: false, shortNames: ['sc'] });
 export const ReplicationControllers = define<core.ReplicationController>({ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true, shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'] });
+export const ResourceQuotas = define<core.ResourceQuota>({ group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', namespaced: true, shortNames: ['quota'], subresources: ['status'] });
+export const LimitRanges = define<core.LimitRange>({ group: '', version: 'v1', kind: 'LimitRange', resource: 'limitranges', namespaced: true, shortNames: ['limits'] });
 export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
 
 export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
@@ -97,9 +107,11 @@ export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rba
 
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
-  Pods, ReplicationControllers, PodTemplates, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
+  Pods, ReplicationControllers, PodTemplates, ResourceQuotas, LimitRanges, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  Jobs, CronJobs,
+  DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
 ];
 

@@ -4,11 +4,18 @@
  */
 export type * from 'kubernetes-types/core/v1.js';
 export type { Deployment, DeploymentSpec, DeploymentStatus, DeploymentCondition, DeploymentList, ReplicaSet, ReplicaSetSpec, ReplicaSetStatus, ReplicaSetCondition, ReplicaSetList, RollingUpdateDeployment, DeploymentStrategy } from 'kubernetes-types/apps/v1.js';
+export type {
+  DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetCondition, DaemonSetList, DaemonSetUpdateStrategy, RollingUpdateDaemonSet,
+  StatefulSet, StatefulSetSpec, StatefulSetStatus, StatefulSetCondition, StatefulSetList, StatefulSetUpdateStrategy, RollingUpdateStatefulSetStrategy,
+  ControllerRevision, ControllerRevisionList,
+} from 'kubernetes-types/apps/v1.js';
+export type { PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus, PodDisruptionBudgetList, Eviction } from 'kubernetes-types/policy/v1.js';
 export type { Lease, LeaseSpec, LeaseList } from 'kubernetes-types/coordination/v1.js';
 export type { EndpointSlice, Endpoint as SliceEndpoint, EndpointPort, EndpointConditions, EndpointSliceList } from 'kubernetes-types/discovery/v1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 export type { StorageClass, StorageClassList } from 'kubernetes-types/storage/v1.js';
 export type { ObjectMeta, ListMeta, OwnerReference, Status as ApiStatus, StatusCause, StatusDetails, LabelSelector, LabelSelectorRequirement, Time, Condition, DeleteOptions, Preconditions } from 'kubernetes-types/meta/v1.js';
+export type { Job, JobSpec, JobStatus, JobCondition, JobList, JobTemplateSpec, CronJob, CronJobSpec, CronJobStatus, CronJobList, PodFailurePolicy, PodFailurePolicyRule, UncountedTerminatedPods } from 'kubernetes-types/batch/v1.js';
 export type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';

@@ -20,7 +20,14 @@ import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
+import { ResourceQuotaController } from './controllers/resourcequota/resourcequota.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { JobController } from './controllers/job/job.js';
+import { CronJobController } from './controllers/cronjob/cronjob.js';
+import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlafterfinished.js';
+import { DaemonSetController } from './controllers/daemonset/daemonset.js';
+import { StatefulSetController } from './controllers/statefulset/statefulset.js';
+import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
@@ -80,6 +87,7 @@ type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Control
 export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
   replicaset: { component: 'replicaset-controller', aliases: ['replicaset-controller'], create: (ctx) => new ReplicaSetController(ctx) },
   replicationcontroller: { component: 'replication-controller', aliases: ['replicationcontroller-controller'], create: (ctx) => createReplicationManager(ctx) },
+  resourcequota: { component: 'resourcequota-controller', aliases: ['resourcequota-controller', 'resource-quota-controller'], create: (ctx) => new ResourceQuotaController(ctx) },
   deployment: { component: 'deployment-controller', aliases: ['deployment-controller'], create: (ctx) => new DeploymentController(ctx) },
   garbagecollector: { component: 'garbage-collector-controller', aliases: ['garbage-collector-controller'], create: (ctx) => new GarbageCollector(ctx) },
   namespace: { component: 'namespace-controller', aliases: ['namespace-controller'], create: (ctx) => new NamespaceController(ctx) },
@@ -110,6 +118,12 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
     }),
   },
+  job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
+  cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
+  'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
+  daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
+  statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
+  disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

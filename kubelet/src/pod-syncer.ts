@@ -24,7 +24,8 @@ import {
 } from './labels.js';
 import type { ProbeManager, Prober } from './prober.js';
 import { containersNamed, restartCountOf, specHashOf, type PodRuntimeState, type Waiting } from './status.js';
-import { VolumeError, containerMounts, setupVolumes, removePodDir } from './volumes.js';
+import { VolumeError, containerMounts, podDir, setupVolumes, removePodDir } from './volumes.js';
+import { etcHostsContent, etcHostsMounts, podDnsConfig, podHostname, writeEtcHosts } from './dns.js';
 
 export interface PodSyncerOptions {
   runtime: RuntimeService;
@@ -104,20 +105,10 @@ export class PodSyncer {
   sandboxConfig(pod: Pod, attempt: number): PodSandboxConfig {
     const m = pod.metadata ?? {};
     const ns = m.namespace ?? 'default';
-    const domain = this.o.clusterDomain ?? 'cluster.local';
-    const policy = pod.spec?.dnsPolicy ?? 'ClusterFirst';
-    const dns = pod.spec?.hostNetwork && policy !== 'ClusterFirstWithHostNet' ? undefined : policy === 'None' ? {
-      servers: pod.spec?.dnsConfig?.nameservers ?? [], searches: pod.spec?.dnsConfig?.searches ?? [],
-      options: (pod.spec?.dnsConfig?.options ?? []).map((x) => (x.value ? `${x.name}:${x.value}` : x.name ?? '')),
-    } : policy === 'Default' ? undefined : {
-      servers: this.o.clusterDNS ?? ['10.96.0.10'],
-      searches: [`${ns}.svc.${domain}`, `svc.${domain}`, domain, ...(pod.spec?.dnsConfig?.searches ?? [])],
-      options: ['ndots:5'],
-    };
-    const hostname = pod.spec?.hostname ?? m.name ?? '';
+    const dns = podDnsConfig(pod, { clusterDNS: this.o.clusterDNS ?? ['10.96.0.10'], clusterDomain: this.o.clusterDomain ?? 'cluster.local' });
     return {
       metadata: { name: m.name ?? '', namespace: ns, uid: m.uid ?? '', attempt },
-      hostname: pod.spec?.hostNetwork ? '' : hostname.slice(0, 63),
+      hostname: pod.spec?.hostNetwork ? '' : podHostname(pod),
       ...(dns ? { dnsConfig: dns } : {}),
       labels: { ...(m.labels ?? {}), [POD_NAME_LABEL]: m.name ?? '', [POD_NAMESPACE_LABEL]: ns, [POD_UID_LABEL]: m.uid ?? '' },
       annotations: { ...(m.annotations ?? {}) },
@@ -215,6 +206,8 @@ export class PodSyncer {
     }
     if (!sandbox || signal.aborted) return { result: {}, rt };
     const podIP = rt.sandboxStatus?.network?.ip ?? '';
+    // The managed /etc/hosts (the pod's own name): written once its IP is known, mounted into each container.
+    if (podIP && !pod.spec?.hostNetwork) await writeEtcHosts(podDir(this.o.rootDir, uid), etcHostsContent(pod, [podIP], this.o.clusterDomain ?? 'cluster.local'));
     try { volumes ??= await setupVolumes(this.o.rootDir, pod, this.o.configs); } catch (err) {
       if (!(err instanceof VolumeError)) throw err;
       this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
@@ -416,7 +409,7 @@ export class PodSyncer {
     const restartCount = prev ? restartCountOf(prev) + 1 : 0;
     const envs = await makeEnvironment(c, { pod, podIP: ctx.podIP, podIPs: ctx.podIP ? [ctx.podIP] : [], hostIP: this.o.nodeIP(), nodeName: this.o.nodeName }, this.o.configs);
     const vars = envMap(envs);
-    const mounts = containerMounts(c, ctx.volumes);
+    const mounts = [...containerMounts(c, ctx.volumes), ...etcHostsMounts(pod, c, ctx.podIP ? [ctx.podIP] : [], podDir(this.o.rootDir, pod.metadata?.uid ?? ''))];
     const m = pod.metadata ?? {};
     return {
       metadata: { name: c.name, attempt: restartCount },

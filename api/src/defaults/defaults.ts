@@ -5,6 +5,9 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultCronJob, defaultJob } from './batch.js';
+import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
+import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
@@ -139,12 +142,18 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/endpoints': defaultEndpoints,
   'apps/deployments': defaultDeployment,
   '/replicationcontrollers': defaultReplicationController,
+  '/limitranges': (lr) => { for (const item of arr(lr.spec?.limits)) { defaultLimitRangeItem(item); for (const k of ['min', 'max', 'default', 'defaultRequest', 'maxLimitRequestRatio']) canonicalizeResourceList(item[k]); } },
+  '/resourcequotas': (rq) => { canonicalizeResourceList(rq.spec?.hard); canonicalizeResourceList(rq.status?.hard); canonicalizeResourceList(rq.status?.used); },
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
+  'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),
+  'apps/statefulsets': (o) => defaultStatefulSet(o, defaultPodTemplate),
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
+  'batch/jobs': (o) => defaultJob(o, defaultPodTemplate),
+  'batch/cronjobs': (o) => defaultCronJob(o, defaultPodTemplate),
   '/persistentvolumes': defaultPersistentVolume,
   '/persistentvolumeclaims': defaultPersistentVolumeClaim,
   'storage.k8s.io/storageclasses': defaultStorageClass,

@@ -16,9 +16,12 @@ import {
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
+import { validateCronJob, validateJob, validateJobUpdate } from './batch.js';
 import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
+import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
+import { validateLimitRange, validateResourceQuota } from './quota.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -40,8 +43,14 @@ const RULES: Record<string, KindRules> = {
   '/serviceaccounts': { name: nameIsDNSSubdomain },
   '/replicationcontrollers': { name: nameIsDNSSubdomain, validate: validateReplicationControllerSpec },
   '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
+  '/resourcequotas': { name: nameIsDNSSubdomain, validate: validateResourceQuota },
+  '/limitranges': { name: nameIsDNSSubdomain, validate: validateLimitRange },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
+  'apps/daemonsets': { name: nameIsDNSSubdomain, validate: validateDaemonSet, validateUpdate: validateDaemonSetUpdate },
+  'apps/statefulsets': { name: nameIsDNSSubdomain, validate: validateStatefulSet, validateUpdate: validateStatefulSetUpdate },
+  'apps/controllerrevisions': { name: nameIsDNSSubdomain, validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate },
+  'policy/poddisruptionbudgets': { name: nameIsDNSSubdomain, validate: validatePodDisruptionBudget },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },
   'discovery.k8s.io/endpointslices': { name: nameIsDNSSubdomain, validate: validateEndpointSliceFields },
   'scheduling.k8s.io/priorityclasses': { name: nameIsDNSSubdomain, validate: validatePriorityClassFields, validateUpdate: validatePriorityClassUpdate },
@@ -49,6 +58,8 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
   'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
+  'batch/jobs': { name: nameIsDNSSubdomain, validate: validateJob, validateUpdate: validateJobUpdate },
+  'batch/cronjobs': { name: nameIsDNSSubdomain, validate: validateCronJob },
   '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
   '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
   'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },

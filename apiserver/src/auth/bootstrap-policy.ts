@@ -42,7 +42,10 @@ function binding(name: string, role: string, subjects: { kind: string; name: str
 const CORE_WORKLOAD = ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'pods/log', 'pods/status',
   'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'events'];
 const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
-  'daemonsets', 'statefulsets'];
+  'daemonsets', 'statefulsets', 'statefulsets/scale'];
+/** What view adds over edit's apps list (upstream: controllerrevisions and the status subresources are read-only). */
+const APPS_VIEW_ONLY = ['controllerrevisions', 'daemonsets/status', 'statefulsets/status'];
+const BATCH = ['jobs', 'jobs/status', 'cronjobs', 'cronjobs/status'];
 
 /** The default ClusterRoles. */
 export function bootstrapClusterRoles(): KubeObject[] {
@@ -61,14 +64,19 @@ export function bootstrapClusterRoles(): KubeObject[] {
       // As upstream: edit may act as the namespace's service accounts (it can run pods as them anyway).
       r(['impersonate'], [''], ['serviceaccounts']),
       r([...READ, ...WRITE], ['apps'], APPS),
+      r([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
+      r([...READ, ...WRITE], ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
         'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
       r(READ, ['apps'], APPS),
+      r(READ, ['apps'], APPS_VIEW_ONLY),
+      r(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
+      r(READ, ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
     clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'])]),
     clusterRole('system:public-info-viewer', [url(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),

@@ -84,7 +84,8 @@ const cronJobPrinter = define<CronJob>([
 ], (cj, meta, now) => {
   const tmpl = cj.spec?.jobTemplate?.spec;
   return [meta.metadata.name, cj.spec?.schedule ?? '', cj.spec?.timeZone ?? '<none>',
-    cj.spec?.suspend === undefined || cj.spec.suspend === null ? '<unset>' : String(cj.spec.suspend),
+    // printBoolPtr: "True" / "False" / "<unset>", as kubectl shows them.
+    cj.spec?.suspend === undefined || cj.spec.suspend === null ? '<unset>' : cj.spec.suspend ? 'True' : 'False',
     (cj.status?.active ?? []).length, cj.status?.lastScheduleTime ? translateTimestampSince(cj.status.lastScheduleTime, now) : '<none>',
     translateTimestampSince(meta.metadata.creationTimestamp, now), ...containerCells(tmpl?.template?.spec?.containers), formatLabelSelector(tmpl?.selector)];
 });
@@ -109,10 +110,26 @@ const podDisruptionBudgetPrinter = define<PodDisruptionBudget>([
 ], (pdb, meta, now) => [meta.metadata.name, intOrPercent(pdb.spec?.minAvailable), intOrPercent(pdb.spec?.maxUnavailable),
   pdb.status?.disruptionsAllowed ?? 0, translateTimestampSince(meta.metadata.creationTimestamp, now)]);
 
+interface ControllerRevision { metadata?: { ownerReferences?: { apiVersion?: string; kind?: string; name?: string; controller?: boolean }[] }; revision?: number }
+
+/** printControllerRevision: CONTROLLER is `<kind>.<group>/<name>` of the controller owner, lower-cased kind. */
+const controllerRevisionPrinter = define<ControllerRevision>([
+  NAME, col('Controller', 'string', 'Controller of the object'), col('Revision', 'string', 'Revision of the ControllerRevision'), AGE,
+], (cr, meta, now) => {
+  const ref = (cr.metadata?.ownerReferences ?? []).find((r) => r.controller);
+  let controller = '<none>';
+  if (ref) {
+    const group = (ref.apiVersion ?? '').includes('/') ? (ref.apiVersion ?? '').split('/')[0] : '';
+    controller = `${(group ? `${ref.kind}.${group}` : String(ref.kind)).toLowerCase()}/${ref.name}`;
+  }
+  return [meta.metadata.name, controller, cr.revision ?? 0, translateTimestampSince(meta.metadata.creationTimestamp, now)];
+});
+
 /** group/resource → printer. */
 export const WORKLOAD_PRINTERS: Record<string, Printer> = {
   'apps/daemonsets': daemonSetPrinter,
   'apps/statefulsets': statefulSetPrinter,
+  'apps/controllerrevisions': controllerRevisionPrinter,
   'batch/jobs': jobPrinter,
   'batch/cronjobs': cronJobPrinter,
   '/replicationcontrollers': replicationControllerPrinter,

@@ -20,20 +20,29 @@ import { endpointSliceStrategy } from './discovery/endpointslices/strategy.js';
 import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js';
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
+import { daemonSetStrategy } from './apps/daemonsets/strategy.js';
+import { statefulSetStrategy } from './apps/statefulsets/strategy.js';
+import { controllerRevisionStrategy } from './apps/controllerrevisions/strategy.js';
+import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudgets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { jobStrategy } from './batch/jobs/strategy.js';
+import { cronJobStrategy } from './batch/cronjobs/strategy.js';
 import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
 import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
 import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  jobStrategy, cronJobStrategy,
+  daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
-  replicationControllerStrategy, podTemplateStrategy,
+  replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
