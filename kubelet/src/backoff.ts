@@ -52,6 +52,12 @@ export class Backoff {
     return e ? Math.max(0, eventTimeMs + e.durationMs - this.o.clock.now()) : 0;
   }
 
+  /** Milliseconds until the back-off since the key's last update ends (0 when not backing off). */
+  remainingSinceUpdate(key: string): number {
+    const e = this.live(key, this.o.clock.now());
+    return e ? Math.max(0, e.lastUpdateMs + e.durationMs - this.o.clock.now()) : 0;
+  }
+
   /** Forgets keys starting with prefix (a deleted pod's entries). */
   forgetPrefix(prefix: string): void { for (const k of [...this.entries.keys()]) if (k.startsWith(prefix)) this.entries.delete(k); }
 }

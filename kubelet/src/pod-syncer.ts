@@ -246,7 +246,8 @@ export class PodSyncer {
         const cur = all[0];
         if (!cur || cur.podSandboxId !== sandbox.id && cur.state !== 'CONTAINER_RUNNING') {
           if (cur && !this.shouldRestart(policy, cur)) continue;
-          if (cur) await this.restartWithBackoff(c, cur, ctx); else await this.startContainer(c, undefined, ctx, false);
+          if (cur) await this.restartWithBackoff(c, cur, ctx);
+          else if (!this.inCreateBackoff(c, ctx)) await this.startContainer(c, undefined, ctx, false);
           continue;
         }
         if (cur.state === 'CONTAINER_CREATED') { ctx.acted = true; await this.o.runtime.removeContainer(cur.id); await this.startContainer(c, cur, ctx, false); continue; }
@@ -324,6 +325,14 @@ export class PodSyncer {
     await this.startContainer(c, cur, ctx, false);
   }
 
+  /** A container the runtime refused to create is not created again before its back-off ends. */
+  private inCreateBackoff(c: Container, ctx: StartCtx): boolean {
+    const key = `${ctx.pod.metadata?.uid ?? ''}/${c.name}/${specHash(c)}`;
+    if (ctx.waiting.get(c.name)?.reason !== 'CreateContainerError' || !this.crashBackoff.isInBackOffSinceUpdate(key)) return false;
+    ctx.requeue.push(this.crashBackoff.remainingSinceUpdate(key) + 50);
+    return true;
+  }
+
   private async pullImage(c: Container, ctx: StartCtx): Promise<string | undefined> {
     const image = normalizeImageRef(c.image ?? '');
     const policy = pullPolicyOf(c, image);
@@ -382,21 +391,31 @@ export class PodSyncer {
     try {
       id = await this.o.runtime.createContainer(ctx.sandboxId, config, ctx.sbConfig);
     } catch (err) {
+      // The runtime refused the container (no command, a bad mount): CreateContainerError, and
+      // no new try before the container's back-off ends (10 s doubling to 5 min).
       ctx.acted = true;
       const msg = err instanceof Error ? err.message : String(err);
+      const key = `${pod.metadata?.uid ?? ''}/${c.name}/${specHash(c)}`;
+      this.crashBackoff.next(key);
       ctx.waiting.set(c.name, { reason: 'CreateContainerError', message: msg });
       this.o.recorder.event(pod, 'Warning', 'Failed', 'Error: %s', msg);
-      throw err;
+      ctx.requeue.push(this.crashBackoff.get(key) + 50);
+      return;
     }
     this.o.recorder.event(pod, 'Normal', 'Created', 'Created container %s', c.name);
     ctx.started.push(id);
     try {
       await this.o.runtime.startContainer(id);
     } catch (err) {
+      // The container exists but could not run (its command does not exist): the runtime reports
+      // it exited (StartError, 128); the pod shows RunContainerError, and restarts of it go
+      // through the back-off like any other exit (CrashLoopBackOff).
+      ctx.acted = true;
       const msg = err instanceof Error ? err.message : String(err);
       ctx.waiting.set(c.name, { reason: 'RunContainerError', message: msg });
       this.o.recorder.event(pod, 'Warning', 'Failed', 'Error: %s', msg);
-      throw err;
+      ctx.requeue.push(0);
+      return;
     }
     ctx.waiting.delete(c.name);
     this.o.recorder.event(pod, 'Normal', 'Started', 'Started container %s', c.name);
