@@ -17,3 +17,4 @@ export * from './leader-elected-component.js';
 export * from './event-recorder.js';
 export * from './worker-metrics.js';
 export * from './exec.js';
+export * from './backoff.js';

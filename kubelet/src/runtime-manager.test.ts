@@ -8,7 +8,7 @@ import { FakeClock } from '@mk8s/component-base/testing';
 import { silentLogger } from '@mk8s/component-base';
 import { FakeEventRecorder } from '@mk8s/client/testing';
 import type { Pod, PodStatus, ConfigMap } from '@mk8s/api';
-import { PodSyncer } from './pod-syncer.js';
+import { KubeRuntimeManager } from './runtime-manager.js';
 import { ProbeManager } from './prober.js';
 import { computePodStatus } from './status.js';
 import { FakeProber } from './testing/fake-prober.js';
@@ -33,7 +33,7 @@ function fixture(o: { configMaps?: Record<string, ConfigMap>; beforeConfigMap?: 
   const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
   roots.push(rootDir);
   const configMapReads: string[] = [];
-  const newSyncer = () => new PodSyncer({
+  const newSyncer = () => new KubeRuntimeManager({
     runtime, images, recorder, probes, prober, clock, logger: silentLogger(), nodeName: 'node-1', nodeIP: () => '10.240.0.11', rootDir,
     configs: { configMap: async (_ns, n) => { configMapReads.push(n); await o.beforeConfigMap?.(); return o.configMaps?.[n]; }, secret: async () => undefined },
   });
@@ -102,14 +102,14 @@ test('a new pod: image presence is asked while the sandbox starts, volumes are r
   assert.equal(asked.length, 1);
 });
 
-test('a new pod: its volumes are set up while the sandbox starts', async () => {
+test('a new pod: no sandbox is asked for before its volumes are set up (upstream waits for the mounts)', async () => {
   let runtime!: ReturnType<typeof fixture>['runtime'];
-  // The ConfigMap read answers only once the sandbox was asked for: one after the other, this would never settle.
-  const sandboxAsked = async () => { while (!runtime.called.includes('runPodSandbox')) await new Promise((r) => setImmediate(r)); };
-  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } }, beforeConfigMap: sandboxAsked });
+  const sandboxAskedEarly: boolean[] = [];
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } }, beforeConfigMap: async () => { sandboxAskedEarly.push(runtime.called.includes('runPodSandbox')); } });
   runtime = f.runtime;
   const { status } = await f.sync(pod({ volumes: [{ name: 'cfg', configMap: { name: 'cm' } }], containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }] }));
   assert.equal(status.phase, 'Running');
+  assert.deepEqual(sandboxAskedEarly, [false]);
 });
 
 test('a missing ConfigMap volume: FailedMount, no sandbox left, none tried again until the volume can be set up', async () => {
@@ -119,7 +119,8 @@ test('a missing ConfigMap volume: FailedMount, no sandbox left, none tried again
   const first = await f.sync(p);
   assert.deepEqual(first.result, { requeueAfterMs: 5_000 });
   assert.ok(f.recorder.events.includes('Warning FailedMount MountVolume.SetUp failed: configmap "late" not found'));
-  assert.equal(f.runtime.sandboxes.size, 0, 'the sandbox started alongside the volumes is removed again');
+  assert.equal(f.runtime.sandboxes.size, 0, 'no sandbox while a volume cannot be set up');
+  assert.ok(!f.runtime.called.includes('runPodSandbox'));
   assert.equal(first.status.phase, 'Pending');
   assert.equal(first.status.podIP, undefined);
   assert.equal(first.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
