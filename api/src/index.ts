@@ -12,3 +12,5 @@ export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './equality.js';
 export { humanDuration, translateTimestampSince } from './duration.js';
+export * from './storage/volume-util.js';
+export { queryBool, type QueryValue } from './query.js';

@@ -7,6 +7,7 @@ export type { Deployment, DeploymentSpec, DeploymentStatus, DeploymentCondition,
 export type { Lease, LeaseSpec, LeaseList } from 'kubernetes-types/coordination/v1.js';
 export type { EndpointSlice, Endpoint as SliceEndpoint, EndpointPort, EndpointConditions, EndpointSliceList } from 'kubernetes-types/discovery/v1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+export type { StorageClass, StorageClassList } from 'kubernetes-types/storage/v1.js';
 export type { ObjectMeta, ListMeta, OwnerReference, Status as ApiStatus, StatusCause, StatusDetails, LabelSelector, LabelSelectorRequirement, Time, Condition, DeleteOptions, Preconditions } from 'kubernetes-types/meta/v1.js';
 export type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 

@@ -18,7 +18,10 @@ import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
 import { buildSecurity, type SecurityConfig } from './auth/security.js';
 import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
-import { EncryptingStorage, loadEncryptionConfig } from './auth/encryption.js';
+import { Auditor } from './audit/audit.js';
+import { LogBackend } from './audit/log-backend.js';
+import { loadAuditPolicy } from './audit/policy.js';
+import { checkEncryptionConfig, encryptionTransformer, loadEncryptionConfig } from './auth/encryption.js';
 
 export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'logger'> {
   /** etcd client URLs. */
@@ -48,6 +51,11 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
   encryptionProviderConfig?: string;
   /** TLS towards etcd (--etcd-cafile, --etcd-certfile, --etcd-keyfile): file paths. @default plaintext */
   etcdTls?: { caFile: string; certFile?: string; keyFile?: string };
+  /**
+   * Audit logging (--audit-policy-file, --audit-log-path '-' = stdout, --audit-log-maxsize MB,
+   * --audit-log-maxbackup, --audit-log-maxage days): both files needed, as upstream. @default off
+   */
+  auditLog?: { policyFile: string; path: string; maxSizeMB?: number; maxBackups?: number; maxAgeDays?: number };
 }
 
 export interface ApiServerComponent extends Component {
@@ -79,24 +87,36 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
     async run(signal: AbortSignal): Promise<void> {
       const ownStorage = !cfg.storage;
       const etcdTls = cfg.etcdTls;
+      // Refused at startup when invalid, as upstream; the whole value of each listed resource is encrypted.
+      const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
       const etcd = cfg.storage ? undefined : new Etcd3Storage({
         endpoints: cfg.etcdServers, logger: log.child({ component: 'etcd3' }),
+        ...(encryption ? { transformer: encryptionTransformer(encryption) } : {}),
         ...(etcdTls ? { credentials: {
           rootCertificate: readFileSync(etcdTls.caFile),
           ...(etcdTls.certFile ? { certChain: readFileSync(etcdTls.certFile) } : {}),
           ...(etcdTls.keyFile ? { privateKey: readFileSync(etcdTls.keyFile) } : {}),
         } } : {}),
       });
-      const encryption = cfg.encryptionProviderConfig ? loadEncryptionConfig(cfg.encryptionProviderConfig) : undefined;
-      const cacher = etcd ? new Cacher({ storage: encryption ? new EncryptingStorage(etcd, encryption) : etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
+      const cacher = etcd ? new Cacher({ storage: etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
+      let auditBackend: LogBackend | undefined;
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, ...opts } = cfg;
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, auditLog: _audit, ...opts } = cfg;
+        const al = cfg.auditLog;
+        if (al) {
+          auditBackend = new LogBackend({ path: al.path, clock: cfg.clock ?? realClock, logger: log,
+            ...(al.maxSizeMB !== undefined ? { maxSizeMB: al.maxSizeMB } : {}), ...(al.maxBackups !== undefined ? { maxBackups: al.maxBackups } : {}),
+            ...(al.maxAgeDays !== undefined ? { maxAgeDays: al.maxAgeDays } : {}) });
+        }
+        const audit = al && auditBackend ? new Auditor({ policy: loadAuditPolicy(al.policyFile), backend: auditBackend, clock: cfg.clock ?? realClock }) : undefined;
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
           ...opts, storage, logger: log,
+          ...(audit ? { audit } : {}),
+          ...(encryption ? { healthChecks: [...(opts.healthChecks ?? []), { name: 'encryption-providers', check: () => checkEncryptionConfig(encryption) }] } : {}),
           ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),
           ...(sec?.authorizers ? { authorizers: sec.authorizers } : {}),
           ...(sec?.tokenIssuer ? { serviceAccountTokenIssuer: sec.tokenIssuer } : {}),
@@ -154,6 +174,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         await Promise.all(extra.map((s) => closeServer(s)));
         await app?.close().catch(() => undefined);
         if (ownStorage) await storage.close().catch(() => undefined);
+        auditBackend?.close();
         throw err;
       }
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -162,6 +183,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       await Promise.all(extra.map((s) => closeServer(s)));
       await app.close();
       if (ownStorage) await storage.close();
+      auditBackend?.close();
       log.info('Stopped serving');
     },
   };

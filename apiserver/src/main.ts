@@ -49,6 +49,11 @@ async function main(): Promise<void> {
       'kubelet-client-certificate': { type: 'string' },
       'kubelet-client-key': { type: 'string' },
       'kubelet-certificate-authority': { type: 'string' },
+      'audit-policy-file': { type: 'string' },
+      'audit-log-path': { type: 'string' },
+      'audit-log-maxsize': { type: 'string' },
+      'audit-log-maxbackup': { type: 'string' },
+      'audit-log-maxage': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -75,6 +80,16 @@ async function main(): Promise<void> {
   const etcdTls = etcdTlsFromFlags(values['etcd-cafile'] ?? env('etcd-cafile'), values['etcd-certfile'] ?? env('etcd-certfile'), values['etcd-keyfile'] ?? env('etcd-keyfile'));
   const kubeletClient = kubeletClientFromFlags(values['kubelet-client-certificate'] ?? env('kubelet-client-certificate'),
     values['kubelet-client-key'] ?? env('kubelet-client-key'), values['kubelet-certificate-authority'] ?? env('kubelet-certificate-authority'));
+  const flag = (k: string) => (values as Record<string, unknown>)[k] as string | undefined ?? env(k);
+  const auditPolicy = flag('audit-policy-file'); const auditPath = flag('audit-log-path');
+  const num = (k: string) => { const v = flag(k); if (v === undefined) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new Error(`invalid --${k} ${v}`); return n; };
+  // As upstream: without a policy file nothing is audited; without a log path there is no log backend.
+  const auditLog = auditPolicy && auditPath ? {
+    policyFile: auditPolicy, path: auditPath,
+    ...(num('audit-log-maxsize') !== undefined ? { maxSizeMB: num('audit-log-maxsize')! } : {}),
+    ...(num('audit-log-maxbackup') !== undefined ? { maxBackups: num('audit-log-maxbackup')! } : {}),
+    ...(num('audit-log-maxage') !== undefined ? { maxAgeDays: num('audit-log-maxage')! } : {}),
+  } : undefined;
   const signal = setupSignalHandler();
   await runComponents(signal, [createApiServer({
     etcdServers: etcd, bindAddresses: bind, port, logger,
@@ -87,6 +102,7 @@ async function main(): Promise<void> {
     ...((values['enable-admission-plugins'] ?? (env('enable-admission-plugins') ? [env('enable-admission-plugins')!] : undefined)) ? { enableAdmissionPlugins: values['enable-admission-plugins'] ?? [env('enable-admission-plugins')!] } : {}),
     ...((values['admission-control-config-file'] ?? env('admission-control-config-file')) ? { admissionControlConfigFile: (values['admission-control-config-file'] ?? env('admission-control-config-file'))! } : {}),
     ...(etcdTls ? { etcdTls } : {}),
+    ...(auditLog ? { auditLog } : {}),
     ...(kubeletClient ? { kubeletClient } : {}),
     ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);

@@ -3,16 +3,19 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Storage } from './storage/interfaces.js';
 import { proxyUpgrade, writeStatus, type KubeletClientConfig } from './endpoints/kubelet-proxy.js';
 import { AnonymousAuthenticator, authenticate, type Authenticator, type UserInfo } from './auth/authentication.js';
 import { AlwaysAllowAuthorizer, authorize, type Authorizer } from './auth/authorization.js';
+import { impersonate } from './auth/impersonation.js';
+import type { AuditContext, Auditor } from './audit/audit.js';
 import type { AdmissionPlugin } from './admission/interfaces.js';
 import { forbidden, NamespaceLifecycle } from './admission/plugins/namespace-lifecycle.js';
 import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
@@ -20,6 +23,7 @@ import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.
 import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
 import { PodSecurity } from './admission/plugins/pod-security.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
+import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -76,6 +80,13 @@ export interface ApiServerOptions {
   admissionControlConfigFile?: string;
   /** Signs serviceaccounts/<name>/token (TokenRequest); without it that subresource answers 404. */
   serviceAccountTokenIssuer?: ServiceAccountTokenIssuer;
+  /** Audit logging (--audit-policy-file, --audit-log-path): every request's events at its policy level. @default none */
+  audit?: Auditor;
+  /**
+   * Named checks of /healthz, /livez and /readyz besides etcd (each also at /healthz/<name>; upstream
+   * healthz.HealthChecker, e.g. kms-providers). A throw fails the check.
+   */
+  healthChecks?: { name: string; check: () => void | Promise<void> }[];
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -83,7 +94,12 @@ export interface ApiServerOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     requestInfo: RequestInfo;
+    /** Who the request runs as (the impersonated identity when it impersonates). */
     user: UserInfo;
+    /** Who authenticated, when that differs from user (impersonation): audit's `user`. */
+    impersonator: UserInfo | undefined;
+    /** This request's audit event, when the policy audits it. */
+    audit: AuditContext | undefined;
     /** performance.now() when the request arrived (request duration metric). */
     startMs: number;
     /** Which max-in-flight budget the request holds until it ends. */
@@ -109,6 +125,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   setMaxListeners(0, closing.signal);
   const authenticators = o.authenticators ?? [new AnonymousAuthenticator()];
   const authorizers = o.authorizers ?? [new AlwaysAllowAuthorizer()];
+  const auditor = o.audit;
   let registry: Registry | undefined;
   // Namespaces deleted through this apiserver are read live for a while (upstream's forceLiveLookupCache, 30 s):
   // the watch cache may not have seen them turn Terminating yet.
@@ -147,6 +164,14 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     },
     list: async () => (await priorityClasses().list('', { resourceVersion: '0' })).items,
   });
+  // The storage plugins upstream enables by default (admission/plugins/storage.ts).
+  const storageClasses: StorageClassLister = {
+    get: async (name) => {
+      try { return await registry!.get(StorageClasses)!.get('', name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+    },
+    list: async () => (await registry!.get(StorageClasses)!.list('', { resourceVersion: '0' })).items,
+  };
+  const storageAdmission: AdmissionPlugin[] = [new DefaultStorageClass(storageClasses), new StorageObjectInUseProtection(), new PersistentVolumeClaimResize(storageClasses)];
   const enabled = parseAdmissionPlugins(o.enableAdmissionPlugins ?? []);
   const optional: AdmissionPlugin[] = [];
   if (enabled.includes('ServiceAccount')) {
@@ -168,7 +193,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     }));
   }
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -209,11 +234,15 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // later, none deleted), which keeps fastify's and our accesses to them fast.
   app.decorateRequest('requestInfo', null as never);
   app.decorateRequest('user', null as never);
+  app.decorateRequest('impersonator', undefined);
+  app.decorateRequest('audit', undefined);
   app.decorateRequest('startMs', 0);
   app.decorateRequest('inflightKind', undefined);
   app.decorateRequest('warnings', undefined);
 
-  app.setErrorHandler((err, _req, reply) => {
+  app.setErrorHandler((err, req, reply) => {
+    // An error that is not an API error is a bug: audit's Panic stage (upstream's recovered panic).
+    if (req.audit && !(err instanceof ApiError)) req.audit.panicked = true;
     const apiErr = toApiError(err);
     if (apiErr.code >= 500) o.logger.error({ err }, 'Request failed');
     return sendError(reply, apiErr);
@@ -247,8 +276,20 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       inflight[kind]++;
       req.inflightKind = kind;
     }
-    const user = await authenticate(authenticators, req.raw);
-    if (!user) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    let authenticated: UserInfo | undefined;
+    let authErr: unknown;
+    try { authenticated = await authenticate(authenticators, req.raw); } catch (err) { authErr = err; }
+    if (auditor) {
+      const id = auditID(req.headers['audit-id']);
+      void reply.header('audit-id', id);
+      req.audit = auditor.begin(req.raw, reply.raw, req.requestInfo, authenticated, id, clock.now());
+    }
+    if (authErr) throw authErr;
+    if (!authenticated) return sendError(reply, new ApiError('Unauthorized', 'Unauthorized'));
+    // Impersonation (upstream's filter between authentication and authorization).
+    const impersonated = await impersonate(req.raw, authenticated, authorizers);
+    const user = impersonated ?? authenticated;
+    if (impersonated) { req.impersonator = authenticated; auditor?.impersonated(req.audit, impersonated); }
     req.user = user;
     const info = req.requestInfo;
     const attrs = info.resourceRequest
@@ -256,11 +297,18 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
           subresource: info.subresource, namespace: info.namespace, name: info.name }
       : { user, verb: info.verb, resourceRequest: false, path: info.path };
     const decision = await authorize(authorizers, attrs);
+    auditor?.decision(req.audit, decision.allowed, decision.reason);
     if (!decision.allowed) return sendError(reply, forbiddenFor(info, user, decision.reason));
     return undefined;
   });
 
   app.addHook('onSend', (req, reply, payload, done) => {
+    const a = req.audit;
+    if (a) {
+      if (a.event.level !== 'Metadata' && Buffer.isBuffer(req.body)) a.requestBody = req.body;
+      // Errors' Status for responseStatus at every level; bodies only at RequestResponse.
+      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400) && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
+    }
     const warnings = req.warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
     done(null, payload);
@@ -295,16 +343,31 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onClose', async () => { closing.abort(); });
 
   // Health and metrics on the main port, as upstream serves them.
-  const isReady = async (): Promise<boolean> => {
-    try { await o.storage.currentResourceVersion(); return true; } catch { return false; }
-  };
-  const health = (check: () => Promise<boolean>) => async (_req: FastifyRequest, reply: FastifyReply) => {
-    const ok = await check();
-    return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(ok ? 'ok' : 'etcd check failed');
-  };
-  app.get('/healthz', health(isReady));
-  app.get('/livez', health(async () => true));
-  app.get('/readyz', health(isReady));
+  // As upstream: each check also at <endpoint>/<name>; 'ok', or with ?verbose or on failure one
+  // [+]/[-] line per check. /livez leaves etcd out (an etcd outage must not restart the apiserver).
+  const checks: { name: string; check: () => void | Promise<void> }[] = [
+    { name: 'ping', check: () => undefined },
+    { name: 'etcd', check: async () => { await o.storage.currentResourceVersion(); } },
+    ...(o.healthChecks ?? []),
+  ];
+  const runCheck = async (c: { check: () => void | Promise<void> }) => { try { await c.check(); return true; } catch { return false; } };
+  for (const endpoint of ['healthz', 'livez', 'readyz']) {
+    const mine = endpoint === 'livez' ? checks.filter((c) => c.name !== 'etcd') : checks;
+    app.get(`/${endpoint}`, async (req, reply) => {
+      const results = await Promise.all(mine.map(async (c) => [c.name, await runCheck(c)] as const));
+      const ok = results.every(([, r]) => r);
+      const verbose = (req.query as Record<string, unknown> | undefined)?.['verbose'] !== undefined;
+      const body = ok && !verbose ? 'ok'
+        : results.map(([n, r]) => (r ? `[+]${n} ok` : `[-]${n} failed: reason withheld`)).join('\n') + `\n${endpoint} check ${ok ? 'passed' : 'failed'}\n`;
+      return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(body);
+    });
+    for (const c of mine) {
+      app.get(`/${endpoint}/${c.name}`, async (_req, reply) => {
+        const ok = await runCheck(c);
+        return reply.code(ok ? 200 : 500).type('text/plain; charset=utf-8').send(ok ? 'ok' : `internal server error: ${c.name} check failed`);
+      });
+    }
+  }
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
   registerDiscovery(app, { resources: SERVED_RESOURCES });
@@ -404,6 +467,12 @@ export async function ensureNamespaces(registry: Registry, _clock: Clock, names:
 }
 
 /** Upstream's authorization failure message. */
+/** The client's Audit-ID when it is a sane token (upstream accepts any), else a fresh UUID. */
+function auditID(h: string | string[] | undefined): string {
+  const v = Array.isArray(h) ? h[0] : h;
+  return v && v.length <= 128 && /^[\w.:-]+$/.test(v) ? v : randomUUID();
+}
+
 function forbiddenFor(info: RequestInfo, user: UserInfo, reason: string) {
   const why = reason ? `: ${reason}` : '';
   if (!info.resourceRequest) {

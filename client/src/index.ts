@@ -18,3 +18,4 @@ export * from './event-recorder.js';
 export * from './worker-metrics.js';
 export * from './exec.js';
 export * from './backoff.js';
+export * from './in-cluster.js';

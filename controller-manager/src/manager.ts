@@ -19,8 +19,11 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
+import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
+import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 
 export interface ControllerManagerConfig {
   /** How to reach the apiserver; ignored when client is given. */
@@ -76,6 +79,7 @@ type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Control
 /** Every controller, by name, with the event source component upstream uses. */
 export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
   replicaset: { component: 'replicaset-controller', aliases: ['replicaset-controller'], create: (ctx) => new ReplicaSetController(ctx) },
+  replicationcontroller: { component: 'replication-controller', aliases: ['replicationcontroller-controller'], create: (ctx) => createReplicationManager(ctx) },
   deployment: { component: 'deployment-controller', aliases: ['deployment-controller'], create: (ctx) => new DeploymentController(ctx) },
   garbagecollector: { component: 'garbage-collector-controller', aliases: ['garbage-collector-controller'], create: (ctx) => new GarbageCollector(ctx) },
   namespace: { component: 'namespace-controller', aliases: ['namespace-controller'], create: (ctx) => new NamespaceController(ctx) },
@@ -96,6 +100,9 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
     component: 'root-ca-cert-publisher', aliases: ['root-ca-certificate-publisher-controller'],
     create: (ctx, cfg) => (cfg.rootCA ? new RootCACertPublisher(ctx, { rootCA: cfg.rootCA }) : undefined),
   },
+  'persistentvolume-binder': { component: 'persistentvolume-controller', aliases: ['persistentvolume-binder-controller'], create: (ctx) => new PersistentVolumeController(ctx) },
+  'persistentvolumeclaim-protection': { component: 'persistentvolumeclaim-protection-controller', aliases: ['pvc-protection', 'persistentvolumeclaim-protection-controller'], create: (ctx) => new PVCProtectionController(ctx) },
+  'persistentvolume-protection': { component: 'persistentvolume-protection-controller', aliases: ['pv-protection', 'persistentvolume-protection-controller'], create: (ctx) => new PVProtectionController(ctx) },
   nodeipam: {
     component: 'node-ipam-controller', aliases: ['node-ipam-controller', 'nodeipam-controller'],
     create: (ctx, cfg) => new NodeIpamController(ctx, {

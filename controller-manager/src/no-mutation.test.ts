@@ -14,6 +14,9 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
+import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
+import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 
 function deepFreeze(o: unknown): void {
   if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
@@ -30,19 +33,31 @@ const objects = (): KubeObject[] => [
   { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web-old', namespace: 'default', annotations: { 'deployment.kubernetes.io/revision': '1', 'deployment.kubernetes.io/desired-replicas': '3' } }, spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': 'old' } }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 3, availableReplicas: 3, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: 'default', labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] }, status: { phase: 'Running', podIP: '10.244.0.5', conditions: [{ type: 'Ready', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned', namespace: 'default', labels: { app: 'other' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'gone', controller: true }] }, spec: { nodeName: 'n1', containers: [{ name: 'c' }], tolerations: [{ key: 'x', operator: 'Exists', effect: 'NoSchedule' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web-rc', namespace: 'default', generation: 1 }, spec: { replicas: 2, selector: { app: 'web', 'pod-template-hash': 'old' }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'mk8s.io/local-path', volumeBindingMode: 'Immediate' },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default', annotations: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' }, status: { phase: 'Pending' } },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'fast', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'fast' }, status: { phase: 'Pending' } },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'old', namespace: 'default', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['kubernetes.io/pvc-protection'] }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, status: { phase: 'Bound' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', annotations: { a: 'b' } }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' } }, status: { phase: 'Available' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-released', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' }, claimRef: { namespace: 'default', name: 'gone', uid: 'gone' } }, status: { phase: 'Bound' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-gone', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['kubernetes.io/pv-protection'] }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' } }, status: { phase: 'Released' } },
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gone-ns', deletionTimestamp: '2023-01-01T00:00:00Z', finalizers: ['x'] }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
 ];
 
 const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: string, s: AbortSignal): Promise<unknown> }][] = [
   ['replicaset', ['default/web-old'], (ctx) => new ReplicaSetController(ctx)],
+  ['replicationcontroller', ['default/web-rc'], (ctx) => createReplicationManager(ctx)],
   ['deployment', ['default/web'], (ctx) => new DeploymentController(ctx)],
   ['endpoints', ['default/web'], (ctx) => new EndpointsController(ctx)],
   ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],
   ['garbagecollector', ['pods|default/owned'], (ctx) => new GarbageCollector(ctx)],
   ['namespace', ['gone-ns'], (ctx) => new NamespaceController(ctx)],
+  ['persistentvolume-binder', ['claim:default/data', 'claim:default/fast', 'volume:pv-released'], (ctx) => new PersistentVolumeController(ctx)],
+  ['persistentvolumeclaim-protection', ['default/old'], (ctx) => new PVCProtectionController(ctx)],
+  ['persistentvolume-protection', ['pv-gone'], (ctx) => new PVProtectionController(ctx)],
   ['nodeipam', ['n1', 'n2'], (ctx) => new NodeIpamController(ctx)],
   ['nodelifecycle', ['n1', 'n2'], (ctx) => new NodeLifecycleController(ctx, { defaultTolerationSeconds: 0 })],
 ];

@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import type { Logger } from '@mk8s/component-base';
-import type { Pod } from '@mk8s/api';
+import { queryBool, type Pod } from '@mk8s/api';
 import { isNotFound, isFailedPrecondition, type ContainerStatus, type ExecInput, type RuntimeService } from '@mk8s/proto';
 import type { PodRuntimeState } from './status.js';
 import { createPortForwardHandler } from './portforward.js';
@@ -91,8 +91,8 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
     if (url.pathname === '/pods' || url.pathname === '/pods/') return json(200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: o.pods() });
     if (parts[0] === 'containerLogs' && parts.length === 4) {
       const [, ns, podName, container] = parts as [string, string, string, string];
-      const { c } = await findContainer(ns, podName, container, q.get('previous') === 'true');
-      const follow = q.get('follow') === 'true';
+      const { c } = await findContainer(ns, podName, container, queryBool(q.get('previous')));
+      const follow = queryBool(q.get('follow'));
       const tail = q.get('tailLines');
       const since = q.get('sinceSeconds');
       const sinceTime = q.get('sinceTime');
@@ -105,7 +105,7 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
       const sinceNs = since ? (Date.now() - Number(since) * 1000) * 1e6 : sinceTime ? Date.parse(sinceTime) * 1e6 : undefined;
       try {
         for await (const chunk of o.runtime.containerLogs(c.id, {
-          follow: follow && c.state === 'CONTAINER_RUNNING', timestamps: q.get('timestamps') === 'true',
+          follow: follow && c.state === 'CONTAINER_RUNNING', timestamps: queryBool(q.get('timestamps')),
           ...(tail !== null && Number(tail) >= 0 ? { tailLines: Number(tail) } : {}), ...(sinceNs ? { sinceTime: sinceNs } : {}),
         }, ac.signal)) {
           const data = sent + chunk.data.length > limit ? chunk.data.subarray(0, limit - sent) : chunk.data;
@@ -194,10 +194,12 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
         containerId: c.id,
         // attach: an empty cmd makes the runtime attach to the main process (RuntimeService.exec).
         cmd: kind === 'exec' ? cmd : [],
-        tty: q.get('tty') === 'true' || q.get('tty') === '1',
-        stdin: q.get('stdin') === 'true' || q.get('stdin') === '1',
-        stdout: q.get('stdout') !== 'false' && q.get('stdout') !== '0',
-        stderr: q.get('stderr') === 'true' || q.get('stderr') === '1',
+        // Booleans as upstream's parameter codec reads them (True, 1, true...); stdout defaults on
+        // for callers that omit it (every client sends it explicitly).
+        tty: queryBool(q.get('tty')),
+        stdin: queryBool(q.get('stdin')),
+        stdout: queryBool(q.get('stdout'), true),
+        stderr: queryBool(q.get('stderr')),
       }));
     }).catch((err: unknown) => reject(err instanceof HttpError ? err : new HttpError(500, 'InternalError', String(err))));
   };

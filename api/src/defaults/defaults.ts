@@ -6,6 +6,7 @@
  */
 import type { ResourceDescriptor } from '../scheme.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
+import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -63,6 +64,19 @@ function defaultReplicaSet(rs: Obj): void {
   const spec: Obj = isObj(rs.spec) ? rs.spec : (rs.spec = {});
   spec.replicas ??= 1;
   defaultPodTemplate(spec.template ??= {});
+}
+
+/** SetDefaults_ReplicationController: selector and labels from the template's labels; replicas 1. */
+function defaultReplicationController(rc: Obj): void {
+  const spec: Obj = isObj(rc.spec) ? rc.spec : (rc.spec = {});
+  const labels = isObj(spec.template) && isObj(spec.template.metadata) && isObj(spec.template.metadata.labels) ? spec.template.metadata.labels : undefined;
+  if (labels) {
+    if (!isObj(spec.selector) || Object.keys(spec.selector).length === 0) spec.selector = { ...labels };
+    const meta: Obj = isObj(rc.metadata) ? rc.metadata : (rc.metadata = {});
+    if (!isObj(meta.labels) || Object.keys(meta.labels).length === 0) meta.labels = { ...labels };
+  }
+  spec.replicas ??= 1;
+  if (isObj(spec.template)) defaultPodTemplate(spec.template);
 }
 
 function defaultNamespace(ns: Obj): void {
@@ -124,11 +138,16 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/secrets': defaultSecret,
   '/endpoints': defaultEndpoints,
   'apps/deployments': defaultDeployment,
+  '/replicationcontrollers': defaultReplicationController,
+  '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
+  '/persistentvolumes': defaultPersistentVolume,
+  '/persistentvolumeclaims': defaultPersistentVolumeClaim,
+  'storage.k8s.io/storageclasses': defaultStorageClass,
 };
 
 /**

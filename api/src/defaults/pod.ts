@@ -148,7 +148,7 @@ export function admitPodDefaults(pod: Obj): void {
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
   const tolerations: Obj[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
   for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
-    const covered = tolerations.some((t) => (t.key === key || (t.key === undefined && t.operator === 'Exists')) && (t.effect === undefined || t.effect === '' || t.effect === 'NoExecute'));
+    const covered = tolerations.some((t) => isObj(t) && (t.key === key || (t.key === undefined && t.operator === 'Exists')) && (t.effect === undefined || t.effect === '' || t.effect === 'NoExecute'));
     if (!covered) tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: DEFAULT_TOLERATION_SECONDS });
   }
   spec.tolerations = tolerations;

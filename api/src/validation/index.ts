@@ -16,7 +16,9 @@ import {
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
+import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
+import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -36,6 +38,8 @@ const RULES: Record<string, KindRules> = {
   '/events': { name: nameIsDNSSubdomain, validate: validateEventFields },
   '/endpoints': { name: nameIsDNSSubdomain, validate: validateEndpointsSubsets },
   '/serviceaccounts': { name: nameIsDNSSubdomain },
+  '/replicationcontrollers': { name: nameIsDNSSubdomain, validate: validateReplicationControllerSpec },
+  '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },
@@ -45,6 +49,9 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
   'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
+  '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
+  '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
+  'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
 };
 
 export interface ValidateOptions {
@@ -89,3 +96,4 @@ export function invalidError(resource: Pick<ResourceDescriptor, 'group' | 'kind'
 export { validateObjectMeta, validateObjectMetaUpdate, validateLabels, validateAnnotations, validateLabelSelector, validateImmutableField, deepEqual } from './meta.js';
 export { validatePodSpec, validatePodTemplateSpec, validatePodUpdate, validateResourceRequirements, validateTolerations, POD_UPDATE_FORBIDDEN_MSG } from './pod.js';
 export { validateServiceSpec, validateServiceUpdate, DEFAULT_NODE_PORT_RANGE, type ServiceValidationOptions } from './core.js';
+export { PVC_SPEC_IMMUTABLE_MSG, ACCESS_MODES } from './storage.js';

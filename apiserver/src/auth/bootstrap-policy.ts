@@ -40,7 +40,7 @@ function binding(name: string, role: string, subjects: { kind: string; name: str
 }
 
 const CORE_WORKLOAD = ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'pods/log', 'pods/status',
-  'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'events'];
+  'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'events'];
 const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
   'daemonsets', 'statefulsets'];
 
@@ -58,13 +58,15 @@ export function bootstrapClusterRoles(): KubeObject[] {
     clusterRole('system:aggregate-to-edit', [
       r([...READ, ...WRITE], [''], [...CORE_WORKLOAD, 'secrets']),
       r(['create'], [''], ['pods/eviction', 'serviceaccounts/token']),
+      // As upstream: edit may act as the namespace's service accounts (it can run pods as them anyway).
+      r(['impersonate'], [''], ['serviceaccounts']),
       r([...READ, ...WRITE], ['apps'], APPS),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
-        'persistentvolumeclaims', 'replicationcontrollers', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
+        'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
       r(READ, ['apps'], APPS),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
@@ -84,6 +86,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['policy'], ['poddisruptionbudgets']),
       r(READ, ['scheduling.k8s.io'], ['priorityclasses']),
       r(READ, ['storage.k8s.io'], ['storageclasses', 'csinodes', 'csidrivers', 'csistoragecapacities']),
+      // system:volume-scheduler: VolumeBinding writes volume.kubernetes.io/selected-node on claims.
+      r(['patch', 'update'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
       r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
       r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
     ]),

@@ -1,58 +1,125 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '@mk8s/api';
-import { MemoryStorage } from '../testing/memory-storage.js';
-import { EncryptingStorage, ENCRYPTED_FIELD, parseEncryptionConfig } from './encryption.js';
+import { createCipheriv } from 'node:crypto';
+import { checkEncryptionConfig, encryptionTransformer, parseEncryptionConfig, providersTransformer } from './encryption.js';
 
-const CONFIG = `
-apiVersion: apiserver.config.k8s.io/v1
-kind: EncryptionConfiguration
-resources:
-  - resources: [secrets]
-    providers:
-      - aesgcm:
-          keys:
-            - name: key1
-              secret: ${Buffer.alloc(32, 7).toString('base64')}
-      - identity: {}
-`;
-const secret = (name: string, v: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default' }, data: { pw: Buffer.from(v).toString('base64') }, type: 'Opaque' } as KubeObject);
+const K1 = Buffer.alloc(32, 7).toString('base64');
+const K2 = Buffer.alloc(32, 9).toString('base64');
+const config = (...providers: string[]) => ['apiVersion: apiserver.config.k8s.io/v1', 'kind: EncryptionConfiguration', 'resources:',
+  '  - resources: [secrets, deployments.apps]', '    providers:', ...providers.map((p) => `      - ${p}`), ''].join('\n');
+const gcm = (...keys: [string, string][]) => `aesgcm: {keys: [${keys.map(([n, s]) => `{name: ${n}, secret: "${s}"}`).join(', ')}]}`;
+const cbc = (...keys: [string, string][]) => `aescbc: {keys: [${keys.map(([n, s]) => `{name: ${n}, secret: "${s}"}`).join(', ')}]}`;
 
-test('secrets are sealed at rest (k8s:enc:aesgcm:v1:key1: prefix) and transparent through the wrapper', async () => {
-  const inner = new MemoryStorage();
-  const s = new EncryptingStorage(inner, parseEncryptionConfig(CONFIG));
-  const key = '/registry/secrets/default/db';
-  const created = await s.create(key, secret('db', 'hunter2'));
-  assert.deepEqual(created['data'], { pw: Buffer.from('hunter2').toString('base64') });
-  const raw = await inner.get(key);
-  assert.match(String(raw[ENCRYPTED_FIELD]), /^k8s:enc:aesgcm:v1:key1:/);
-  assert.equal(raw['data'], undefined);
-  assert.ok(!JSON.stringify(raw).includes(Buffer.from('hunter2').toString('base64')));
-  assert.equal((await s.get(key))['type'], 'Opaque');
-  const listed = await s.list('/registry/secrets/', { predicate: (o) => (o['data'] as Record<string, string> | undefined)?.['pw'] !== undefined });
-  assert.equal(listed.items.length, 1);
-  assert.deepEqual(listed.items[0]!['data'], created['data']);
-  // A namespace's list (its prefix already ends in <ns>/) opens items with their own keys.
-  const inNs = await s.list('/registry/secrets/default/');
-  assert.deepEqual(inNs.items.map((o) => o['data']), [created['data']]);
-  // An unchanged update writes nothing (same resourceVersion); a change re-seals.
-  const same = await s.guaranteedUpdate(key, (cur) => ({ ...cur! }));
-  assert.equal(same.metadata.resourceVersion, created.metadata.resourceVersion);
-  const upd = await s.guaranteedUpdate(key, (cur) => ({ ...cur!, data: { pw: 'eA==' } } as KubeObject));
-  assert.deepEqual(upd['data'], { pw: 'eA==' });
-  assert.equal((await inner.get(key))['data'], undefined);
-  // Other resources pass through untouched.
-  await s.create('/registry/configmaps/default/c', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' }, data: { a: 'b' } } as KubeObject);
-  assert.deepEqual((await inner.get('/registry/configmaps/default/c'))['data'], { a: 'b' });
-  // A value moved to another key does not decrypt (the key is authenticated data).
-  await inner.create('/registry/secrets/default/copy', { ...raw, metadata: { name: 'copy', namespace: 'default' } } as KubeObject);
-  await assert.rejects(s.get('/registry/secrets/default/copy'));
-  const deleted = await s.delete(key);
-  assert.deepEqual(deleted['data'], { pw: 'eA==' });
+const KEY = '/registry/secrets/default/db';
+const SECRET = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default',
+  annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"stringData":{"pw":"hunter2"}}' } }, data: { pw: 'aHVudGVyMg==' } }));
+
+test('aesgcm seals the whole value: k8s:enc:aesgcm:v1:<key>: + nonce + ciphertext + tag, nothing readable', () => {
+  const t = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]), 'identity: {}')));
+  const stored = t.toStorage(KEY, SECRET);
+  const prefix = 'k8s:enc:aesgcm:v1:key1:';
+  assert.equal(stored.subarray(0, prefix.length).toString(), prefix);
+  assert.equal(stored.length, prefix.length + 12 + SECRET.length + 16);
+  for (const word of ['hunter2', 'aHVudGVyMg', 'last-applied', 'Secret', '"db"', 'default']) assert.ok(!stored.includes(word), word);
+  assert.deepEqual(t.fromStorage(KEY, stored), { data: SECRET, stale: false });
+  // Two writes of the same value differ (random nonce).
+  assert.ok(!t.toStorage(KEY, SECRET).equals(stored));
+  // The etcd key is authenticated data: a value copied under another key does not open.
+  assert.throws(() => t.fromStorage('/registry/secrets/default/copy', stored), (e: Error & { reason?: string }) => e.reason === 'InternalError');
+  // A flipped ciphertext byte fails authentication.
+  const bad = Buffer.from(stored); bad.writeUInt8(bad.readUInt8(prefix.length + 20) ^ 1, prefix.length + 20);
+  assert.throws(() => t.fromStorage(KEY, bad));
 });
 
-test('encryption config errors are refused', () => {
-  assert.throws(() => parseEncryptionConfig('kind: Other'));
-  assert.throws(() => parseEncryptionConfig('kind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - aesgcm:\n      keys:\n      - name: k\n        secret: c2hvcnQ=\n'));
-  assert.throws(() => parseEncryptionConfig('kind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {}\n'));
+test('aescbc: k8s:enc:aescbc:v1:<key>: + iv + PKCS#7 ciphertext, readable by the same config', () => {
+  const t = providersTransformer(parseEncryptionConfig(config(cbc(['k', K2]))).prefixes.get('/registry/secrets/')!);
+  const stored = t.toStorage(KEY, SECRET);
+  const prefix = 'k8s:enc:aescbc:v1:k:';
+  assert.equal(stored.subarray(0, prefix.length).toString(), prefix);
+  assert.equal((stored.length - prefix.length - 16) % 16, 0);
+  assert.ok(!stored.includes('hunter2'));
+  assert.deepEqual(t.fromStorage(KEY, stored), { data: SECRET, stale: false });
+  // Interoperable with any AES-CBC implementation: decrypt by hand.
+  const c = createCipheriv('aes-256-cbc', Buffer.from(K2, 'base64'), Buffer.alloc(16, 1));
+  const manual = Buffer.concat([Buffer.from(prefix), Buffer.alloc(16, 1), c.update(SECRET), c.final()]);
+  assert.deepEqual(t.fromStorage(KEY, manual).data, SECRET);
+});
+
+test('plaintext from before encryption is read through identity and marked stale; without identity it fails', () => {
+  const withIdentity = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]), 'identity: {}')));
+  assert.deepEqual(withIdentity.fromStorage(KEY, SECRET), { data: SECRET, stale: true });
+  const strict = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]))));
+  assert.throws(() => strict.fromStorage(KEY, SECRET), /no matching prefix found/);
+  // identity first (decrypting away): writes plaintext, still reads the old ciphertext (stale).
+  const sealed = strict.toStorage(KEY, SECRET);
+  const decrypting = encryptionTransformer(parseEncryptionConfig(config('identity: {}', gcm(['key1', K1]))));
+  assert.deepEqual(decrypting.toStorage(KEY, SECRET), SECRET);
+  assert.deepEqual(decrypting.fromStorage(KEY, sealed), { data: SECRET, stale: true });
+  // Encrypted data with no provider for it is an error, never served as plaintext.
+  const identityOnly = encryptionTransformer(parseEncryptionConfig(config('identity: {}')));
+  assert.throws(() => identityOnly.fromStorage(KEY, sealed), /identity transformer tried to read encrypted data/);
+});
+
+test('key rotation: a new first key writes, the old key still reads (stale), then it may be removed', () => {
+  const old = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]), 'identity: {}')));
+  const v1 = old.toStorage(KEY, SECRET);
+  // Step 1: key2 added second (every apiserver can read it before any writes with it).
+  const added = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1], ['key2', K2]), 'identity: {}')));
+  assert.deepEqual(added.fromStorage(KEY, v1), { data: SECRET, stale: false });
+  // Step 2: key2 first: it writes, key1 values are stale (rewritten by `kubectl replace`).
+  const rotated = encryptionTransformer(parseEncryptionConfig(config(gcm(['key2', K2], ['key1', K1]), 'identity: {}')));
+  assert.deepEqual(rotated.fromStorage(KEY, v1), { data: SECRET, stale: true });
+  const v2 = rotated.toStorage(KEY, SECRET);
+  assert.match(v2.subarray(0, 30).toString('latin1'), /^k8s:enc:aesgcm:v1:key2:/);
+  // Step 3: key1 removed: key2 values read, key1 values no longer do.
+  const only2 = encryptionTransformer(parseEncryptionConfig(config(gcm(['key2', K2]), 'identity: {}')));
+  assert.deepEqual(only2.fromStorage(KEY, v2), { data: SECRET, stale: false });
+  assert.throws(() => only2.fromStorage(KEY, v1));
+  // Moving from aesgcm to aescbc works the same way across providers.
+  const toCbc = encryptionTransformer(parseEncryptionConfig(config(cbc(['c1', K2]), gcm(['key1', K1]))));
+  assert.deepEqual(toCbc.fromStorage(KEY, v1), { data: SECRET, stale: true });
+});
+
+test('resources not listed pass through; grouped resources use /registry/<group>/<resource>/', () => {
+  const t = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]))));
+  const cm = Buffer.from('{"kind":"ConfigMap"}');
+  assert.equal(t.toStorage('/registry/configmaps/default/c', cm), cm);
+  assert.deepEqual(t.fromStorage('/registry/configmaps/default/c', cm), { data: cm, stale: false });
+  assert.match(t.toStorage('/registry/apps/deployments/default/web', cm).toString('latin1'), /^k8s:enc:aesgcm:v1:key1:/);
+  // A namespace named like the resource does not match another resource's prefix.
+  assert.equal(t.toStorage('/registry/secretsx/default/c', cm), cm);
+});
+
+test("mk8s' earlier field-level format is still read (stale) with the aesgcm keys", () => {
+  // {"apiVersion","kind","metadata", "k8s:enc": "k8s:enc:aesgcm:v1:key1:" + base64(nonce|ct|tag)}, the key as AAD.
+  const nonce = Buffer.alloc(12, 5);
+  const c = createCipheriv('aes-256-gcm', Buffer.from(K1, 'base64'), nonce);
+  c.setAAD(Buffer.from(KEY));
+  const ct = Buffer.concat([c.update(JSON.stringify({ data: { pw: 'aHVudGVyMg==' }, type: 'Opaque' })), c.final(), c.getAuthTag()]);
+  const legacy = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' },
+    'k8s:enc': `k8s:enc:aesgcm:v1:key1:${Buffer.concat([nonce, ct]).toString('base64')}` }));
+  const t = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]), 'identity: {}')));
+  const r = t.fromStorage(KEY, legacy);
+  assert.equal(r.stale, true);
+  assert.deepEqual(JSON.parse(r.data.toString()), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'default' }, data: { pw: 'aHVudGVyMg==' }, type: 'Opaque' });
+});
+
+test('encryption config errors are refused at startup', () => {
+  const bad = [
+    'kind: Other',
+    config(gcm(['k', 'c2hvcnQ='])),                                   // 5-byte key
+    config('kms: {}'),
+    config(`secretbox: {keys: [{name: k, secret: "${K1}"}]}`),
+    config(gcm(['k', K1], ['k', K2])),                                 // duplicate key name
+    config('aesgcm: {keys: []}'),
+    ['kind: EncryptionConfiguration', 'resources:', '  - resources: ["*.*"]', '    providers: [{identity: {}}]'].join('\n'),
+  ];
+  for (const text of bad) assert.throws(() => parseEncryptionConfig(text), Error, text);
+  assert.throws(() => parseEncryptionConfig(config(`secretbox: {keys: [{name: k, secret: "${K1}"}]}`)), /node:crypto has no XSalsa20/);
+});
+
+test('the encryption-providers health check round-trips every key', () => {
+  const cfg = parseEncryptionConfig(config(gcm(['key1', K1], ['key2', K2]), cbc(['c', K2]), 'identity: {}'));
+  assert.doesNotThrow(() => checkEncryptionConfig(cfg));
+  assert.deepEqual(cfg.resources, ['secrets', 'deployments.apps']);
 });

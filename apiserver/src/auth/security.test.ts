@@ -24,12 +24,12 @@ const saKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 let app: FastifyInstance;
 
 const TOKENS: Record<string, string> = {
-  admin: 'tok-admin', alice: 'tok-alice', viewer: 'tok-viewer', editor: 'tok-editor', n1: 'tok-n1', n2: 'tok-n2', bob: 'tok-bob',
+  admin: 'tok-admin', alice: 'tok-alice', viewer: 'tok-viewer', editor: 'tok-editor', n1: 'tok-n1', n2: 'tok-n2', bob: 'tok-bob', imp: 'tok-imp',
 };
 
 type Who = keyof typeof TOKENS | 'anonymous' | 'badtoken' | { bearer: string };
-async function call(who: Who, method: string, url: string, payload?: unknown, contentType?: string) {
-  const headers: Record<string, string> = {};
+async function call(who: Who, method: string, url: string, payload?: unknown, contentType?: string, as?: Record<string, string>) {
+  const headers: Record<string, string> = { ...as };
   if (typeof who === 'object') headers['authorization'] = `Bearer ${who.bearer}`;
   else if (who === 'badtoken') headers['authorization'] = 'Bearer nope';
   else if (who !== 'anonymous') headers['authorization'] = `Bearer ${TOKENS[who]}`;
@@ -53,7 +53,7 @@ before(async () => {
   writeFileSync(join(dir, 'tokens.csv'), [
     'tok-admin,kubernetes-admin,uid-admin,"system:masters"',
     'tok-alice,alice,uid-alice', 'tok-viewer,viewer,uid-v', 'tok-editor,editor,uid-e', 'tok-bob,bob,uid-b',
-    'tok-n1,system:node:n1,uid-n1,"system:nodes"', 'tok-n2,system:node:n2,uid-n2,"system:nodes"',
+    'tok-n1,system:node:n1,uid-n1,"system:nodes"', 'tok-n2,system:node:n2,uid-n2,"system:nodes"', 'tok-imp,impersonator,uid-imp',
   ].join('\n'));
   writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }) as string);
   const sec = buildSecurity({ tokenAuthFile: join(dir, 'tokens.csv'), serviceAccountKeyFiles: [join(dir, 'sa.pub')], authorizationModes: ['Node', 'RBAC'] },
@@ -65,6 +65,22 @@ before(async () => {
   await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', rb('viewer', 'view', 'viewer')));
   await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', rb('editor', 'edit', 'editor')));
   for (const n of ['n1', 'n2']) await ok(call('admin', 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: n } }));
+  // impersonator may act as the users viewer and alice, the group devs, uid u-1, extra scopes=read
+  // (cluster-wide) and the ServiceAccount default/runner (a RoleBinding in default); nothing else.
+  await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'impersonate-some' }, rules: [
+    { apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['viewer', 'alice'] },
+    { apiGroups: [''], resources: ['groups'], verbs: ['impersonate'], resourceNames: ['devs'] },
+    { apiGroups: ['authentication.k8s.io'], resources: ['uids'], verbs: ['impersonate'], resourceNames: ['u-1'] },
+    { apiGroups: ['authentication.k8s.io'], resources: ['userextras/scopes'], verbs: ['impersonate'], resourceNames: ['read'] },
+  ] }));
+  await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'impersonate-some' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonate-some' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'impersonator' }] }));
+  await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'impersonate-runner' }, rules: [
+    { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: ['runner'] }] }));
+  await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { ...rb('impersonate-runner', 'impersonate-runner', 'impersonator') }));
+  // devs may list configmaps in default: a group only an impersonator can bring.
+  await ok(call('admin', 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'devs-view' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'devs' }] }));
   for (const s of ['s1', 's2']) await ok(call('admin', 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: s }, data: { k: 'dg==' } }));
   const sa = await ok(call('admin', 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'runner' } }));
   const p1 = await ok(call('admin', 'POST', '/api/v1/namespaces/default/pods', pod('p1', 'n1', 's1')));
@@ -77,7 +93,7 @@ before(async () => {
 });
 after(async () => { await app?.close(); rmSync(dir, { recursive: true, force: true }); });
 
-interface Case { who: Who; method: string; url: string; body?: unknown; ct?: string; want: number; name: string }
+interface Case { who: Who; method: string; url: string; body?: unknown; ct?: string; want: number; name: string; as?: Record<string, string> }
 const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
 const role = (name: string, rules: unknown[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name }, rules });
 const NS = '/api/v1/namespaces/default';
@@ -126,6 +142,39 @@ const CASES: Case[] = [
   { name: "deleted pod's token is rejected", who: { bearer: 'DELETED' }, method: 'GET', url: `${NS}/pods`, want: 401 },
   { name: 'tampered SA token rejected', who: { bearer: 'TAMPERED' }, method: 'GET', url: `${NS}/pods`, want: 401 },
   { name: 'alice cannot create a role granting secrets', who: 'alice', method: 'POST', url: `${RBAC_NS}/roles`, body: role('r1', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]), want: 403 },
+  // Impersonation: each part checked with verb impersonate for the caller, then the request runs as the impersonated identity.
+  { name: 'no binding impersonates admin', who: 'alice', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'kubernetes-admin' }, want: 403 },
+  { name: 'no binding impersonates system:masters', who: 'alice', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'alice', 'impersonate-group': 'system:masters' }, want: 403 },
+  { name: 'group without a user', who: 'alice', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-group': 'system:masters' }, want: 500 },
+  { name: 'viewer impersonates a SA (view has no impersonate)', who: 'viewer', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'system:serviceaccount:default:runner' }, want: 403 },
+  { name: 'view impersonating nobody still reads', who: 'viewer', method: 'GET', url: `${NS}/pods`, as: {}, want: 200 },
+  { name: 'impersonator alone lists nothing', who: 'imp', method: 'GET', url: `${NS}/pods`, want: 403 },
+  { name: 'impersonator as viewer lists pods', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer' }, want: 200 },
+  { name: 'impersonator as viewer cannot read secrets', who: 'imp', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'viewer' }, want: 403 },
+  { name: 'impersonator as viewer cannot create', who: 'imp', method: 'POST', url: `${NS}/configmaps`, body: cm('iv'), as: { 'impersonate-user': 'viewer' }, want: 403 },
+  { name: 'impersonator as alice lists nothing', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'alice' }, want: 403 },
+  { name: 'impersonator as alice + devs reads configmaps', who: 'imp', method: 'GET', url: `${NS}/configmaps`, as: { 'impersonate-user': 'alice', 'impersonate-group': 'devs' }, want: 200 },
+  { name: 'impersonator cannot bring system:masters', who: 'imp', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'alice', 'impersonate-group': 'system:masters' }, want: 403 },
+  { name: 'impersonator cannot be the admin', who: 'imp', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'kubernetes-admin' }, want: 403 },
+  { name: 'impersonator cannot be editor', who: 'imp', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'editor' }, want: 403 },
+  { name: 'impersonator cannot be a kubelet', who: 'imp', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'system:node:n1' }, want: 403 },
+  { name: 'impersonator as SA runner (no binding) is refused by RBAC', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'system:serviceaccount:default:runner' }, want: 403 },
+  { name: 'impersonator as SA runner in another namespace', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'system:serviceaccount:kube-system:runner' }, want: 403 },
+  { name: 'impersonator as SA default/default', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'system:serviceaccount:default:default' }, want: 403 },
+  { name: 'impersonator with allowed uid and extra', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer', 'impersonate-uid': 'u-1', 'impersonate-extra-scopes': 'read' }, want: 200 },
+  { name: 'impersonator with another uid', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer', 'impersonate-uid': 'u-2' }, want: 403 },
+  { name: 'impersonator with another extra', who: 'imp', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer', 'impersonate-extra-scopes': 'write' }, want: 403 },
+  { name: 'editor impersonates a SA of its namespace (upstream edit)', who: 'editor', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'system:serviceaccount:default:runner' }, want: 403 },
+  { name: 'editor cannot impersonate a SA elsewhere', who: 'editor', method: 'GET', url: '/api/v1/namespaces/kube-system/pods', as: { 'impersonate-user': 'system:serviceaccount:kube-system:default' }, want: 403 },
+  { name: 'editor cannot impersonate users', who: 'editor', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer' }, want: 403 },
+  { name: 'kubelet cannot impersonate', who: 'n1', method: 'GET', url: `${NS}/secrets/s2`, as: { 'impersonate-user': 'system:node:n2', 'impersonate-group': 'system:nodes' }, want: 403 },
+  { name: 'admin --as alice loses admin rights', who: 'admin', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'alice' }, want: 403 },
+  { name: 'admin --as viewer reads pods', who: 'admin', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'viewer' }, want: 200 },
+  { name: 'admin --as kubelet n1 is held to the Node authorizer', who: 'admin', method: 'GET', url: `${NS}/secrets/s2`, as: { 'impersonate-user': 'system:node:n1', 'impersonate-group': 'system:nodes' }, want: 403 },
+  { name: 'admin --as kubelet n1 reads its pod secret', who: 'admin', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'system:node:n1', 'impersonate-group': 'system:nodes' }, want: 200 },
+  { name: 'admin --as kubelet n1 is held to NodeRestriction', who: 'admin', method: 'PATCH', url: '/api/v1/nodes/n2', body: { metadata: { labels: { x: 'y' } } }, ct: 'application/merge-patch+json', as: { 'impersonate-user': 'system:node:n1', 'impersonate-group': 'system:nodes' }, want: 403 },
+  { name: 'admin --as-group system:masters', who: 'admin', method: 'GET', url: `${NS}/secrets/s1`, as: { 'impersonate-user': 'alice', 'impersonate-group': 'system:masters' }, want: 200 },
+  { name: 'anonymous cannot impersonate', who: 'anonymous', method: 'GET', url: `${NS}/pods`, as: { 'impersonate-user': 'kubernetes-admin' }, want: 401 },
   { name: 'admin can create a role', who: 'admin', method: 'POST', url: `${RBAC_NS}/roles`, body: role('secret-reader', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]), want: 201 },
 ];
 
@@ -137,7 +186,7 @@ test('security matrix: 0 unexpected allows, every expectation met', async () => 
       const tok = who.bearer === 'POD' ? podToken : who.bearer === 'DELETED' ? deletedPodToken : `${podToken.slice(0, -4)}AAAA`;
       who = { bearer: tok };
     }
-    const res = await call(who, c.method, c.url, c.body, c.ct ?? (c.body ? 'application/json' : undefined));
+    const res = await call(who, c.method, c.url, c.body, c.ct ?? (c.body ? 'application/json' : undefined), c.as);
     if (res.statusCode < 300 && c.want >= 400) unexpectedAllows++;
     if (res.statusCode !== c.want) failures.push(`${c.name}: got ${res.statusCode} want ${c.want}: ${res.body.slice(0, 200)}`);
   }
@@ -196,4 +245,37 @@ test('SelfSubjectAccessReview answers for the caller (JSON)', async () => {
   assert.equal(await ask('viewer', 'list', 'pods'), true);
   assert.equal(await ask('viewer', 'create', 'pods'), false);
   assert.equal(await ask('admin', 'delete', 'nodes', ''), true);
+});
+
+test('impersonation: upstream 403 message; whoami and can-i answer for the impersonated identity', async () => {
+  const r = await call('alice', 'GET', `${NS}/pods`, undefined, undefined, { 'impersonate-user': 'x' });
+  assert.equal(r.statusCode, 403);
+  assert.equal(r.json().message, 'users "x" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope');
+  assert.equal(r.json().reason, 'Forbidden');
+  assert.deepEqual(r.json().details, { name: 'x', kind: 'users' });
+  const sa = await call('viewer', 'GET', `${NS}/pods`, undefined, undefined, { 'impersonate-user': 'system:serviceaccount:default:default' });
+  assert.equal(sa.json().message, 'serviceaccounts "default" is forbidden: User "viewer" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "default"');
+  // The request's own 403 names the impersonated user.
+  const asAlice = await call('admin', 'GET', `${NS}/secrets`, undefined, undefined, { 'impersonate-user': 'alice' });
+  assert.equal(asAlice.json().message, 'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "default"');
+  // edit may impersonate its namespace's service accounts (upstream): refused by RBAC as the SA, not as the editor.
+  const asRunner = await call('editor', 'GET', `${NS}/pods`, undefined, undefined, { 'impersonate-user': 'system:serviceaccount:default:runner' });
+  assert.equal(asRunner.json().message, 'pods is forbidden: User "system:serviceaccount:default:runner" cannot list resource "pods" in API group "" in the namespace "default"');
+  // kubectl auth whoami --as / --as-group (SelfSubjectReview).
+  const who = await call('admin', 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, 'application/json',
+    { 'impersonate-user': 'someone', 'impersonate-group': 'devs' });
+  assert.equal(who.statusCode, 201, who.body);
+  assert.deepEqual(who.json().status.userInfo, { username: 'someone', groups: ['devs', 'system:authenticated'] });
+  const saWho = await call('admin', 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, 'application/json',
+    { 'impersonate-user': 'system:serviceaccount:default:default' });
+  assert.deepEqual(saWho.json().status.userInfo.groups, ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
+  // kubectl auth can-i list secrets --as=system:serviceaccount:default:default → no.
+  const canI = await call('admin', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'list', resource: 'secrets', namespace: 'default' } },
+  }, 'application/json', { 'impersonate-user': 'system:serviceaccount:default:default' });
+  assert.equal(canI.statusCode, 201, canI.body);
+  assert.equal(canI.json().status.allowed, false);
+  // Objects created while impersonating are made by the impersonated user (admission sees it).
+  const made = await call('imp', 'POST', `${NS}/configmaps`, cm('by-devs'), 'application/json', { 'impersonate-user': 'alice', 'impersonate-group': 'devs' });
+  assert.equal(made.statusCode, 403, 'devs only view');
 });

@@ -6,6 +6,7 @@
 import { ApiError } from '@mk8s/api';
 import yaml from 'js-yaml';
 import { decodeKubernetesProtobuf, PROTOBUF_MEDIA_TYPE } from '../protobuf/decode.js';
+import { goJsonSyntaxError, summarizeBody } from './go-json-error.js';
 
 export type PatchContentType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -58,7 +59,7 @@ export function decodeBody(body: unknown, contentType: string | undefined): unkn
     try {
       doc = yaml.load(text);
     } catch (err) {
-      throw new ApiError('BadRequest', `error converting YAML to JSON: ${(err as Error).message}`);
+      throw new BodySyntaxError(`error converting YAML to JSON: yaml: ${(err as Error).message.split('\n')[0]}`, false);
     }
     // Aliases make a small document expand into billions of nodes ("billion laughs"): count the
     // expanded size with a budget before anything walks it (upstream's yaml limits alias expansion too).
@@ -71,16 +72,40 @@ export function decodeBody(body: unknown, contentType: string | undefined): unkn
     `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
 }
 
+/** A body that is not JSON/YAML at all; `detail` is the decoder's own words (Go's, for JSON). */
+class BodySyntaxError extends ApiError {
+  constructor(readonly detail: string, readonly json: boolean) { super('BadRequest', json ? `json parse error: ${detail}` : detail); }
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new ApiError('BadRequest', `json parse error: ${(err as Error).message}`);
+    throw new BodySyntaxError(goJsonSyntaxError(text) ?? (err as Error).message, true);
   }
 }
 
-/** decodeObject decodes a body that must be a JSON object (create, update, subresource POSTs). */
-export function decodeObject(body: unknown, contentType: string | undefined): Record<string, unknown> {
+/** The kind a request body must decode into (the URL's resource). */
+export interface ExpectedKind { group: string; version: string; kind: string }
+
+/** upstream's scheme name in "no kind … is registered" errors (the kube-apiserver's legacyscheme). */
+const SCHEME_NAME = 'k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30';
+
+/** The Go package of a group's internal types, as upstream's conversion errors name it (core.Namespace, apps.Deployment). */
+const internalPackage = (group: string) => (group === '' || group === 'events.k8s.io' ? 'core' : group.split('.')[0]!);
+
+/**
+ * decodeObject decodes a body that must be a JSON object (create, update, subresource POSTs).
+ * With `expect`, failures are worded as upstream's create/update decoding (transformDecodeError):
+ * an undecodable body is "the object provided is unrecognized (must be of type Namespace): …",
+ * a body of an unregistered kind/version "… cannot be handled as a Namespace: no kind … is
+ * registered …", a body of another kind "… converting (v1.Pod) to (core.Namespace): unknown
+ * conversion". All 400 BadRequest. `isRegistered` says whether apiVersion/kind is a kind the
+ * server knows.
+ */
+export function decodeObject(body: unknown, contentType: string | undefined, expect?: ExpectedKind,
+  isRegistered?: (apiVersion: string, kind: string) => boolean): Record<string, unknown> {
+  if (expect) return decodeTyped(body, contentType, expect, isRegistered ?? (() => true));
   const v = decodeBody(body, contentType);
   if (v === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
@@ -101,4 +126,42 @@ function withinExpandedSize(v: unknown, budget: number): boolean {
     if (Array.isArray(x)) { for (const y of x) stack.push(y); } else if (x && typeof x === 'object') { for (const y of Object.values(x)) stack.push(y); }
   }
   return true;
+}
+
+/** Go's error for a JSON value that is not an object, decoded into the version/kind finder struct. */
+const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+function decodeTyped(body: unknown, contentType: string | undefined, expect: ExpectedKind, isRegistered: (apiVersion: string, kind: string) => boolean): Record<string, unknown> {
+  const raw = body === undefined || body === null ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const unrecognized = (detail: string) =>
+    new ApiError('BadRequest', `the object provided is unrecognized (must be of type ${expect.kind}): ${detail} (${summarizeBody(raw)})`);
+  let v: unknown;
+  try {
+    v = decodeBody(raw, contentType);
+  } catch (err) {
+    if (err instanceof BodySyntaxError) throw unrecognized(err.json ? `couldn't get version/kind; json parse error: ${err.detail}` : err.detail);
+    throw err;
+  }
+  if (v === undefined) throw unrecognized("couldn't get version/kind; json parse error: unexpected end of JSON input");
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    const goType = Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'boolean' ? 'bool' : typeof v;
+    throw unrecognized(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goType} into Go value of type ${FIND_KIND_TYPE}`);
+  }
+  const obj = v as Record<string, unknown>;
+  const want = expect.group ? `${expect.group}/${expect.version}` : expect.version;
+  // Absent apiVersion or kind default to the URL's (upstream's defaultGVK).
+  const apiVersion = typeof obj['apiVersion'] === 'string' && obj['apiVersion'] !== '' ? obj['apiVersion'] : want;
+  const kind = typeof obj['kind'] === 'string' && obj['kind'] !== '' ? obj['kind'] : expect.kind;
+  if (apiVersion === want && kind === expect.kind) return obj;
+  const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  const prefix = `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${expect.kind}`;
+  if (!isRegistered(apiVersion, kind)) {
+    throw new ApiError('BadRequest', `${prefix}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme ${JSON.stringify(SCHEME_NAME)}`);
+  }
+  if (kind !== expect.kind) {
+    throw new ApiError('BadRequest', `${prefix}: converting (${version}.${kind}) to (${internalPackage(expect.group)}.${expect.kind}): unknown conversion`);
+  }
+  // The same kind in another registered version converts; the store refuses the version
+  // ("the API version in the data … does not match the expected API version …").
+  return obj;
 }

@@ -4,7 +4,7 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, selectionPredicate,
+  ApiError, apiVersionOf, lookupKind, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
@@ -53,7 +53,11 @@ const q1 = (q: Query, k: string): string | undefined => {
   const v = q[k];
   return Array.isArray(v) ? v[0] : v;
 };
-const qBool = (q: Query, k: string): boolean => { const v = q1(q, k); return v === 'true' || v === '1'; };
+/** A boolean query parameter, read as upstream's parameter codec reads it (api/query.ts). */
+const qBool = (q: Query, k: string): boolean => queryBool(q[k]);
+
+/** Whether apiVersion/kind is a kind this server serves (decode errors name unregistered ones as upstream). */
+const isRegisteredKind = (apiVersion: string, kind: string): boolean => lookupKind(apiVersion, kind) !== undefined;
 
 /** Serves one resource request; errors are thrown as ApiErrors and become Status by the error handler. */
 export async function handleResourceRequest(deps: HandlerDeps, info: ResourceRequestInfo, rc: RequestContext,
@@ -93,14 +97,14 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
     case 'create': {
       if (info.name) throw methodNotAllowedError();
       if (r.namespaced && !ns) throw methodNotAllowedError();
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       checkFields(deps, r, body, q, rc);
       const obj = await store.create(rc, ns, body, { bodyOwned: true });   // decoded for this request alone
       return sendObject(deps, reply, req, r, obj, 201, q);
     }
     case 'update': {
       if (!info.name) throw methodNotAllowedError();
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       checkFields(deps, r, body, q, rc);
       const { object, created } = await store.update(rc, ns, info.name, body, 'main');
       return sendObject(deps, reply, req, r, object, created ? 201 : 200, q);
@@ -147,7 +151,7 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
     const target: UpdateTarget = sub === 'status' ? 'status' : 'finalize';
     if (info.verb === 'get' && sub === 'status') return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
     if (info.verb === 'update') {
-      const body = decodeObject(req.body, ct) as KubeObject;
+      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       const { object } = await store.update(rc, ns, name, body, target);
       return sendObject(deps, reply, req, r, object, 200, q);
     }
@@ -182,13 +186,14 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
 async function handleScale(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
   const ns = info.namespace; const name = info.name;
-  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj));
+  const setSelector = store.resource.group === '' && store.resource.resource === 'replicationcontrollers';
+  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj, { setSelector }));
   if (info.verb === 'get') return send(await store.get(ns, name));
   if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
   let precondition: string | undefined;
   const compute = (current: KubeObject | undefined): KubeObject => {
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
-    const currentScale = scaleOf(current);
+    const currentScale = scaleOf(current, { setSelector });
     let desired: unknown;
     if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
     else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']), { group: 'autoscaling', resource: 'scale' });
@@ -250,7 +255,7 @@ async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, 
     if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
     const base = structuredClone(current);
     const patched = (type === 'apply'
-      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock), { force: q1(q, 'force') === 'true' })
+      ? serverSideApply(base, patch as KubeObject, rc.fieldManager ?? 'unknown', apiVersionOf(r), formatNow(deps.clock), { force: qBool(q, 'force') })
       : applyPatch(type, base, patch, r)) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw new ApiError('BadRequest', 'patch did not produce an object');
     if (type !== 'apply') checkPatchedFields(deps, r, current, patched, q, rc);
@@ -318,7 +323,7 @@ function deleteOptions(req: FastifyRequest, q: Query): DeleteOptions {
   const policy = q1(q, 'propagationPolicy');
   if (policy !== undefined) opts.propagationPolicy = policy;
   const orphan = q1(q, 'orphanDependents');
-  if (orphan !== undefined) opts.orphanDependents = orphan === 'true';
+  if (orphan !== undefined) opts.orphanDependents = queryBool(orphan);
   if (opts.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
     throw new ApiError('Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
       { code: 422, details: { kind: 'DeleteOptions', group: 'meta.k8s.io', causes: [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `propagationPolicy: Unsupported value: "${opts.propagationPolicy}"` }] } });

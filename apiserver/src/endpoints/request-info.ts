@@ -2,7 +2,7 @@
  * RequestInfo: what a URL addresses (apiserver endpoints/request RequestInfoFactory). Parsed once
  * per request and used by authorization, admission, metrics and the handlers.
  */
-import { lookupResource, type ResourceDescriptor } from '@mk8s/api';
+import { lookupResource, queryBool, type ResourceDescriptor } from '@mk8s/api';
 
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -35,7 +35,7 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 /**
  * parseRequestInfo maps a method and URL (path plus query) to a RequestInfo. Watch is detected
- * from the legacy /watch/ path segment and from ?watch=true|1.
+ * from the legacy /watch/ path segment and from ?watch (any value but false/0).
  */
 export function parseRequestInfo(method: string, url: string): RequestInfo {
   const q = url.indexOf('?');
@@ -61,7 +61,8 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
   if (extra.length > 0 || resource === '') return { resourceRequest: false, verb: m.toLowerCase(), method: m, path };
   const found = lookupResource(group, resource);
   const descriptor = found && found.version === version ? found : undefined;
-  const isWatch = watch || query?.get('watch') === 'true' || query?.get('watch') === '1';
+  // ?watch as upstream's ListOptions decoding reads it: True, 1, even a bare ?watch (api/query.ts).
+  const isWatch = watch || queryBool(query?.get('watch'));
   let verb: RequestVerb;
   switch (m) {
     case 'GET': case 'HEAD': verb = name ? (isWatch ? 'watch' : 'get') : (isWatch ? 'watch' : 'list'); break;

@@ -13,6 +13,8 @@ import {
   AGE, CONTAINERS, IMAGES, NAME, age, col, containerCells, define, formatLabels, selectorText, wide, type Printer,
 } from './printer-kit.js';
 import { WORKLOAD_PRINTERS } from './workload-printers.js';
+import { STORAGE_PRINTERS } from './storage-printers.js';
+import { ADMIN_PRINTERS } from './admin-printers.js';
 
 export { formatLabels, type Printer };
 
@@ -362,6 +364,8 @@ const defaultPrinter = define<KubeObject>([NAME, AGE], (_o, meta, now) => [meta.
 
 const PRINTERS: Record<string, Printer> = {
   ...WORKLOAD_PRINTERS,
+  ...STORAGE_PRINTERS,
+  ...ADMIN_PRINTERS,
   '/pods': podPrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,

@@ -21,12 +21,19 @@ import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js'
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
+import { storageClassStrategy } from './storage/storageclasses/strategy.js';
+import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
+import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
+  replicationControllerStrategy, podTemplateStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */

@@ -18,6 +18,7 @@ import { encode } from './memory-storage.js';
 import { rememberJson, splitAtMetadata, withResourceVersion } from './encoded-json.js';
 import { EtcdCallError, EtcdKvClient, GRPC_DEADLINE_EXCEEDED, GRPC_UNAVAILABLE, type EtcdWatchStream } from './etcd-kv-client.js';
 import type { KeyValue, RangeResponse, WatchResponse } from './etcd-kv-messages.js';
+import { IDENTITY_TRANSFORMER, type ValueTransformer } from './value-transformer.js';
 
 export interface Etcd3StorageOptions {
   /** Client URLs; ignored when client is given. */
@@ -35,6 +36,11 @@ export interface Etcd3StorageOptions {
   clock?: Clock;
   /** Watch reconnect backoff: starts at min, doubles up to max. @default [100, 2000] */
   watchBackoffMs?: [min: number, max: number];
+  /**
+   * What every value goes through on its way to and from etcd, watch events included (encryption
+   * at rest: auth/encryption.ts). @default identity
+   */
+  transformer?: ValueTransformer;
 }
 
 /** Counters for tests and metrics: how many etcd watch streams this storage opened. */
@@ -53,6 +59,8 @@ export class Etcd3Storage implements Storage {
   private readonly stat: Etcd3StorageStats = { watchesStarted: 0, activeWatches: 0, watchReconnects: 0 };
   private readonly closers = new Set<() => void>();
   private readonly watches = new Set<EtcdWatch>();
+  private readonly transformer: ValueTransformer;
+  private readonly plain: boolean;
 
   constructor(opts: Etcd3StorageOptions) {
     const timeout = opts.requestTimeoutMs ?? 10_000;
@@ -72,6 +80,25 @@ export class Etcd3Storage implements Storage {
     });
     this.clock = opts.clock ?? realClock;
     this.backoff = opts.watchBackoffMs ?? [100, 2_000];
+    this.transformer = opts.transformer ?? IDENTITY_TRANSFORMER;
+    this.plain = this.transformer === IDENTITY_TRANSFORMER;
+  }
+
+  /** A stored value's plaintext JSON and whether its provider is not the current writer (upstream's stale). */
+  private fromStorage(key: Buffer, value: Buffer): { data: string; stale: boolean } {
+    if (this.plain) return { data: value.toString(), stale: false };
+    const r = this.transformer.fromStorage(key.toString(), value);
+    return { data: r.data.toString(), stale: r.stale };
+  }
+
+  /** @internal the object of a stored key-value (used by EtcdWatch too). */
+  decodeKv(kv: KeyValue): KubeObject {
+    return parse(this.fromStorage(kv.key, kv.value).data, String(kv.modRevision));
+  }
+
+  /** @internal a value to store under key. */
+  toStorage(key: string, json: string): Buffer {
+    return this.plain ? Buffer.from(json) : this.transformer.toStorage(key, Buffer.from(json));
   }
 
   get stats(): Readonly<Etcd3StorageStats> { return { ...this.stat }; }
@@ -82,7 +109,7 @@ export class Etcd3Storage implements Storage {
     const value = split ? split.before + split.meta + split.after : encode(obj);
     const res = await call(() => this.kv.txn({
       compare: [{ key: k, target: 'Mod', result: 'Equal', operand: 0 }],
-      success: [{ put: { key: k, value: Buffer.from(value) } }],
+      success: [{ put: { key: k, value: this.toStorage(key, value) } }],
       failure: [],
     }));
     if (!res.succeeded) throw alreadyExists(key);
@@ -97,7 +124,7 @@ export class Etcd3Storage implements Storage {
   async get(key: string): Promise<KubeObject> {
     const kv = await this.getKv(key);
     if (!kv) throw notFound(key);
-    return decodeKv(kv);
+    return this.decodeKv(kv);
   }
 
   async list(prefix: string, opts: StorageListOptions = {}): Promise<StorageList> {
@@ -126,7 +153,7 @@ export class Etcd3Storage implements Storage {
       const kvs = res.kvs;
       let i = 0;
       for (; i < kvs.length && (limit === 0 || items.length < limit); i++) {
-        const obj = decodeKv(kvs[i]!);
+        const obj = this.decodeKv(kvs[i]!);
         if (!opts.predicate || opts.predicate(obj)) items.push(obj);
       }
       const last = kvs[i - 1];
@@ -156,14 +183,17 @@ export class Etcd3Storage implements Storage {
     let cur = await this.getKv(key);
     for (;;) {
       if (!cur && !opts.ignoreNotFound) throw notFound(key);
-      const curObj = cur ? decodeKv(cur) : undefined;
+      const curPlain = cur ? this.fromStorage(cur.key, cur.value) : undefined;
+      const curObj = cur && curPlain ? parse(curPlain.data, String(cur.modRevision)) : undefined;
       if (curObj) checkPreconditions(key, opts.preconditions, curObj);
       const next = await tryUpdate(curObj);
       const value = encode(next);
-      if (cur && value === cur.value.toString()) return decodeKv(cur);    // unchanged: no write, as upstream
+      // Unchanged: no write, as upstream; unless the stored value is stale (plaintext from before
+      // encryption, an older key): then it is written again under the current provider.
+      if (cur && curPlain && !curPlain.stale && value === curPlain.data) return this.decodeKv(cur);
       const res = await call(() => this.kv.txn({
         compare: [{ key: k, target: 'Mod', result: 'Equal', operand: cur?.modRevision ?? 0 }],
-        success: [{ put: { key: k, value: Buffer.from(value) } }],
+        success: [{ put: { key: k, value: this.toStorage(key, value) } }],
         failure: [{ range: { key: k } }],
       }));
       if (res.succeeded) return parse(value, String(res.revision));
@@ -176,9 +206,9 @@ export class Etcd3Storage implements Storage {
     let cur = await this.getKv(key);
     for (;;) {
       if (!cur) throw notFound(key);
-      const curObj = decodeKv(cur);
+      const curObj = this.decodeKv(cur);
       checkPreconditions(key, opts.preconditions, curObj);
-      if (opts.validateDeletion) await opts.validateDeletion(decodeKv(cur));
+      if (opts.validateDeletion) await opts.validateDeletion(this.decodeKv(cur));
       const res = await call(() => this.kv.txn({
         compare: [{ key: k, target: 'Mod', result: 'Equal', operand: cur!.modRevision }],
         success: [{ deleteRange: { key: k, prevKv: true } }],
@@ -186,7 +216,7 @@ export class Etcd3Storage implements Storage {
       }));
       if (res.succeeded) {
         const prev = res.responses[0]?.deleteRange?.prevKvs[0];
-        return prev ? decodeKv(prev) : curObj;
+        return prev ? this.decodeKv(prev) : curObj;
       }
       cur = res.responses[0]?.range?.kvs[0];
     }
@@ -272,7 +302,7 @@ class EtcdWatch {
     const rv = this.opts.resourceVersion;
     if (rv === undefined || rv === '0') {
       const res = await call(() => this.i.kv.range({ key: this.key, rangeEnd: this.end }));
-      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: decodeKv(kv), resourceVersion: String(kv.modRevision), key: kv.key.toString() });
+      for (const kv of res.kvs) this.emit({ type: 'ADDED', object: this.storage.decodeKv(kv), resourceVersion: String(kv.modRevision), key: kv.key.toString() });
       this.lastEventRev = res.revision;
     } else {
       this.lastEventRev = parseResourceVersion(rv);
@@ -369,15 +399,15 @@ class EtcdWatch {
       const resourceVersion = String(rev);
       const key = e.kv.key.toString();
       if (e.type === 'Delete') {
-        const object = e.prevKv ? parse(e.prevKv.value.toString(), resourceVersion) : stub(key, resourceVersion);
+        const object = e.prevKv ? this.storage.decodeKv({ ...e.prevKv, modRevision: rev }) : stub(key, resourceVersion);
         const ev: StorageEvent = { type: 'DELETED', object, resourceVersion, key };
-        if (e.prevKv) ev.prevObject = decodeKv(e.prevKv);
+        if (e.prevKv) ev.prevObject = this.storage.decodeKv(e.prevKv);
         this.emit(ev);
       } else if (e.kv.createRevision === e.kv.modRevision) {
-        this.emit({ type: 'ADDED', object: parse(e.kv.value.toString(), resourceVersion), resourceVersion, key });
+        this.emit({ type: 'ADDED', object: this.storage.decodeKv(e.kv), resourceVersion, key });
       } else {
-        const ev: StorageEvent = { type: 'MODIFIED', object: parse(e.kv.value.toString(), resourceVersion), resourceVersion, key };
-        if (e.prevKv) ev.prevObject = decodeKv(e.prevKv);
+        const ev: StorageEvent = { type: 'MODIFIED', object: this.storage.decodeKv(e.kv), resourceVersion, key };
+        if (e.prevKv) ev.prevObject = this.storage.decodeKv(e.prevKv);
         this.emit(ev);
       }
     }
@@ -387,10 +417,6 @@ class EtcdWatch {
     const out = filterWatchEvent(ev, this.opts.predicate);
     if (out) this.queue.push(out);
   }
-}
-
-function decodeKv(kv: KeyValue): KubeObject {
-  return parse(kv.value.toString(), String(kv.modRevision));
 }
 
 function parse(value: string, rev: string): KubeObject {

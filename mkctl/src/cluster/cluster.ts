@@ -66,6 +66,9 @@ function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
     '--encryption-provider-config', p.encryptionConfig,
     '--kubelet-client-certificate', pki.apiserverKubeletClient.cert, '--kubelet-client-key', pki.apiserverKubeletClient.key,
     '--kubelet-certificate-authority', pki.ca.cert,
+    // Audit log (audit.k8s.io/v1 JSON lines, rotated): the repository's default policy, Secrets at Metadata only.
+    '--audit-policy-file', join(p.root, 'apiserver', 'audit-policy.default.yaml'),
+    '--audit-log-path', join(p.logs, 'audit.log'), '--audit-log-maxsize', '50', '--audit-log-maxbackup', '2',
     // Admission and ServiceAccount token signing go here (e.g. --enable-admission-plugins=...,
     // --service-account-signing-key-file pki.serviceAccount.key, --service-account-issuer ...).
     ...admissionArgs(pki),

@@ -2,17 +2,23 @@
  * The /scale subresource (autoscaling/v1 Scale) for resources with spec.replicas and
  * spec.selector (deployments, replicasets).
  */
-import { ApiError, errors, selectorToString, type KubeObject } from '@mk8s/api';
+import { ApiError, errors, labelSelectorFromSet, selectorToString, type KubeObject } from '@mk8s/api';
 
 type Obj = Record<string, unknown>;
 
-/** Builds the Scale view of obj (status.selector as a label-selector string). */
-export function scaleOf(obj: KubeObject): KubeObject {
+/**
+ * Builds the Scale view of obj (status.selector as a label-selector string). ReplicationControllers'
+ * spec.selector is a plain label map (setSelector), the apps/v1 kinds' a LabelSelector.
+ */
+export function scaleOf(obj: KubeObject, o: { setSelector?: boolean } = {}): KubeObject {
   const spec = (obj['spec'] ?? {}) as Obj;
   const status = (obj['status'] ?? {}) as Obj;
   const m = obj.metadata;
   let selector = '';
-  try { selector = selectorToString(spec['selector'] as never); } catch { selector = ''; }
+  try {
+    selector = o.setSelector ? labelSelectorFromSet(spec['selector'] as Record<string, string> | undefined).toString()
+      : selectorToString(spec['selector'] as never);
+  } catch { selector = ''; }
   const metadata: Record<string, unknown> = { name: m.name };
   if (m.namespace !== undefined) metadata.namespace = m.namespace;
   if (m.uid !== undefined) metadata.uid = m.uid;

@@ -2,8 +2,10 @@
  * ReplicaSet controller (upstream pkg/controller/replicaset): keeps spec.replicas active pods
  * that match the selector, adopting orphans and releasing pods whose labels stop matching.
  * Watches ReplicaSets and Pods; writes Pods, ReplicaSet status and Events.
+ * The same class runs core/v1 ReplicationControllers (upstream's replication manager is this
+ * controller behind an RC↔RS adapter): `resource` picks the kind, and RC selectors are label maps.
  */
-import { ApiError, isConflict, isNotFound, labelSelectorFromObject, labelSelectorFromSet, Pods, ReplicaSets, TerminalError, type ParsedLabelSelector, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, isConflict, isNotFound, labelSelectorFromObject, labelSelectorFromSet, Pods, ReplicaSets, ReplicationControllers, TerminalError, type ParsedLabelSelector, type Pod, type ReplicaSet, type ReplicaSetCondition, type ReplicaSetStatus, type ResourceDescriptor } from '@mk8s/api';
 import { controllerOf, objectKey, splitKey, newControllerRef, type SharedInformer } from '@mk8s/client';
 import { BaseController, slowStartBatch, type ControllerContext } from '../../controller.js';
 import { ControllerExpectations } from '../../util/expectations.js';
@@ -18,22 +20,30 @@ export type PodObj = Obj<Pod>;
 /** Upstream's BurstReplicas: the most pods one sync creates or deletes. */
 export const BURST_REPLICAS = 500;
 
-export interface ReplicaSetControllerOptions { burstReplicas?: number }
+export interface ReplicaSetControllerOptions {
+  burstReplicas?: number;
+  /** The kind managed: ReplicaSets (default) or ReplicationControllers. */
+  resource?: typeof ReplicaSets | typeof ReplicationControllers;
+  /** Controller and queue name. @default 'replicaset' */
+  name?: string;
+}
 
 export class ReplicaSetController extends BaseController {
   static readonly NAME = 'replicaset';
-  readonly name = ReplicaSetController.NAME;
+  readonly name: string;
   readonly expectations: ControllerExpectations;
   readonly replicaSets: SharedInformer<RSObj>;
   readonly pods: SharedInformer<PodObj>;
   private readonly burst: number;
-  private readonly kind: ResourceDescriptor = ReplicaSets;
+  private readonly kind: ResourceDescriptor;
 
   constructor(ctx: ControllerContext, o: ReplicaSetControllerOptions = {}) {
-    super(ctx, 'replicaset');
+    super(ctx, o.name ?? ReplicaSetController.NAME);
+    this.name = o.name ?? ReplicaSetController.NAME;
+    this.kind = o.resource ?? ReplicaSets;
     this.burst = o.burstReplicas ?? BURST_REPLICAS;
     this.expectations = new ControllerExpectations(ctx.clock);
-    this.replicaSets = ctx.informers.informerFor<RSObj>(ReplicaSets);
+    this.replicaSets = ctx.informers.informerFor<RSObj>(this.kind);
     this.pods = ctx.informers.informerFor<PodObj>(Pods);
     this.replicaSets.addEventHandler({
       onAdd: (rs) => this.enqueue(objectKey(rs)),
@@ -50,7 +60,7 @@ export class ReplicaSetController extends BaseController {
   /** The ReplicaSet controlling pod (by controllerRef, uid-checked against the cache). */
   private ownerKey(p: PodObj): string | undefined {
     const ref = controllerOf(p);
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    if (!ref || ref.kind !== this.kind.kind) return undefined;
     const key = `${p.metadata.namespace}/${ref.name}`;
     const rs = this.replicaSets.lister.get(key);
     return rs && rs.metadata.uid === ref.uid ? key : undefined;
@@ -58,7 +68,7 @@ export class ReplicaSetController extends BaseController {
 
   /** ReplicaSets in pod's namespace whose selector matches it (candidates for adoption). */
   private matchingReplicaSets(p: PodObj): string[] {
-    return this.replicaSets.lister.list(p.metadata.namespace).filter((rs) => selectorOf(rs)?.matches(p.metadata.labels) ?? false).map(objectKey);
+    return this.replicaSets.lister.list(p.metadata.namespace).filter((rs) => this.selectorOf(rs)?.matches(p.metadata.labels) ?? false).map(objectKey);
   }
 
   private addPod(p: PodObj): void {
@@ -98,7 +108,7 @@ export class ReplicaSetController extends BaseController {
   }
 
   private deletePod(p: PodObj): void {
-    const key = this.ownerKey(p) ?? (controllerOf(p)?.kind === 'ReplicaSet' ? `${p.metadata.namespace}/${controllerOf(p)?.name}` : undefined);
+    const key = this.ownerKey(p) ?? (controllerOf(p)?.kind === this.kind.kind ? `${p.metadata.namespace}/${controllerOf(p)?.name}` : undefined);
     if (!key) return;
     this.expectations.deletionObserved(key, objectKey(p));
     this.enqueue(key);
@@ -109,15 +119,15 @@ export class ReplicaSetController extends BaseController {
     if (!rs) { this.expectations.delete(key); return; }
     const needsSync = this.expectations.satisfied(key);
     let selector: ParsedLabelSelector;
-    try { selector = labelSelectorFromObject(rs.spec?.selector); } catch (err) { throw new TerminalError(`invalid selector: ${(err as Error).message}`); }
+    try { selector = this.parseSelector(rs); } catch (err) { throw new TerminalError(`invalid selector: ${(err as Error).message}`); }
     const { namespace } = splitKey(key);
     const podClient = this.ctx.client.resource<PodObj>(Pods, namespace);
     const active = this.pods.lister.list(namespace).filter(isPodActive);
     const owned = await claimObjects({
       owner: rs, ownerResource: this.kind, selector, candidates: active, client: podClient, signal,
       recheckOwner: async () => {
-        const fresh = await this.ctx.client.resource<RSObj>(ReplicaSets, namespace).get(rs.metadata.name, { signal });
-        if (fresh.metadata.uid !== rs.metadata.uid) throw new Error(`original ReplicaSet ${key} is gone: got uid ${fresh.metadata.uid}, wanted ${rs.metadata.uid}`);
+        const fresh = await this.ctx.client.resource<RSObj>(this.kind, namespace).get(rs.metadata.name, { signal });
+        if (fresh.metadata.uid !== rs.metadata.uid) throw new Error(`original ${this.kind.kind} ${key} is gone: got uid ${fresh.metadata.uid}, wanted ${rs.metadata.uid}`);
         if (fresh.metadata.deletionTimestamp) throw new Error(`${key} has just been deleted at ${fresh.metadata.deletionTimestamp}`);
       },
     });
@@ -133,6 +143,21 @@ export class ReplicaSetController extends BaseController {
     if (mrs > 0 && st && st.readyReplicas === updated.spec?.replicas && st.availableReplicas !== updated.spec?.replicas) {
       return { requeueAfterMs: mrs * 1000 };
     }
+  }
+
+  /** spec.selector: a LabelSelector (ReplicaSet) or a label map (ReplicationController). Throws when invalid. */
+  private parseSelector(rs: RSObj): ParsedLabelSelector {
+    if (this.kind === ReplicationControllers) {
+      const sel = rs.spec?.selector as unknown as Record<string, string> | undefined;
+      // An RC with an empty selector selects nothing (validation rejects it; never adopt everything).
+      if (!sel || Object.keys(sel).length === 0) throw new Error('empty selector');
+      return labelSelectorFromSet(sel);
+    }
+    return labelSelectorFromObject(rs.spec?.selector);
+  }
+
+  private selectorOf(rs: RSObj): ParsedLabelSelector | undefined {
+    try { return this.parseSelector(rs); } catch { return undefined; }
   }
 
   private async manageReplicas(pods: PodObj[], rs: RSObj, podClient: ReturnType<ControllerContext['client']['resource']>, signal: AbortSignal): Promise<void> {
@@ -220,7 +245,7 @@ export class ReplicaSetController extends BaseController {
   private async updateStatus(rs: RSObj, status: ReplicaSetStatus, signal: AbortSignal): Promise<RSObj> {
     const same = (cur: RSObj) => canonicalJson(normStatus(cur.status)) === canonicalJson(normStatus(status));
     if (same(rs)) return rs;
-    const client = this.ctx.client.resource<RSObj>(ReplicaSets, rs.metadata.namespace);
+    const client = this.ctx.client.resource<RSObj>(this.kind, rs.metadata.namespace);
     let cur = rs;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -244,9 +269,6 @@ function normStatus(s: ReplicaSetStatus | undefined): ReplicaSetStatus {
   };
 }
 
-function selectorOf(rs: RSObj): ParsedLabelSelector | undefined {
-  try { return labelSelectorFromObject(rs.spec?.selector); } catch { return undefined; }
-}
 
 /** GetPodFromTemplate: the pod a ReplicaSet creates (generateName "<rs>-", controller ownerReference). */
 export function podFromTemplate(rs: RSObj, kind: Pick<ResourceDescriptor, 'group' | 'version' | 'kind'> = ReplicaSets): Pod {

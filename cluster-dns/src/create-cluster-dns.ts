@@ -1,0 +1,103 @@
+/**
+ * createClusterDns: the DNS server as a Component. Shared informers on Services, EndpointSlices
+ * and Namespaces (and Pods in `pods: verified` mode) feed the record store; the DNS listeners
+ * answer from it. /readyz turns ready only once every cache has synced (so the kube-dns Service
+ * sends no query to a replica that would answer NXDOMAIN for lack of data); /healthz is the
+ * process; /metrics carries CoreDNS' metric names.
+ */
+import { EndpointSlices, Namespaces, Pods, Services } from '@mk8s/api';
+import { createClientset, newInformerFactory, type Clientset } from '@mk8s/client';
+import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import { DnsCache, type EndpointSliceObj, type NamespaceObj, type PodObj, type ServiceObj } from './dns-cache.js';
+import { newDnsMetrics } from './metrics.js';
+import type { PodsMode } from './record-store.js';
+import { DnsServer } from './server.js';
+
+export interface ClusterDnsConfig {
+  /** How to reach the apiserver; ignored when client is given. */
+  kubeconfig?: string;
+  client?: Clientset;
+  /** @default 'cluster.local' */
+  clusterDomain?: string;
+  /** DNS port (UDP and TCP); 0 picks one. @default 53 */
+  port?: number;
+  /** @default '0.0.0.0' */
+  bindAddress?: string;
+  /** /healthz, /readyz, /metrics (CoreDNS serves metrics on 9153); 0 picks; -1 none. @default 9153 */
+  healthPort?: number;
+  /** @default '0.0.0.0' */
+  healthBindAddress?: string;
+  /** "ip[:port]" for names outside the zone; none: they are REFUSED. */
+  upstream?: string;
+  /** @default 'insecure' */
+  pods?: PodsMode;
+  /** @default 5 */
+  ttl?: number;
+  /** The kube-dns Service IP (apex NS glue). */
+  nameserverIp?: string;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface ClusterDnsComponent extends Component {
+  /** The DNS port, once listening. */
+  readonly port: Promise<number>;
+  /** The health/metrics port, once listening. */
+  readonly healthPort: Promise<number>;
+  readonly cache: DnsCache;
+}
+
+export function createClusterDns(cfg: ClusterDnsConfig): ClusterDnsComponent {
+  const log = cfg.logger ?? silentLogger();
+  const client = cfg.client ?? createClientset({ ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}), userAgent: 'cluster-dns', logger: log });
+  const factory = newInformerFactory({ client, clock: cfg.clock ?? realClock, logger: log });
+  const registry = newRegistry('cluster-dns');
+  const metrics = newDnsMetrics(registry);
+  const pods = cfg.pods ?? 'insecure';
+  const server = `dns://${cfg.bindAddress ?? '0.0.0.0'}:${cfg.port ?? 53}`;
+  const cache: DnsCache = new DnsCache({
+    records: { zone: cfg.clusterDomain ?? 'cluster.local', pods, ttl: cfg.ttl ?? 5, ...(cfg.nameserverIp ? { nameserverIp: cfg.nameserverIp } : {}) },
+    services: factory.informerFor<ServiceObj>(Services),
+    endpointSlices: factory.informerFor<EndpointSliceObj>(EndpointSlices),
+    namespaces: factory.informerFor<NamespaceObj>(Namespaces),
+    ...(pods === 'verified' ? { pods: factory.informerFor<PodObj>(Pods) } : {}),
+    onChange: () => metrics.cacheEntries.labels(server, 'records').set(cache?.store.size() ?? 0),
+  });
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => { markReady = r; });
+  let resolvePort!: (p: number) => void;
+  const port = new Promise<number>((r) => { resolvePort = r; });
+  let resolveHealth!: (p: number) => void;
+  const healthPort = new Promise<number>((r) => { resolveHealth = r; });
+
+  return {
+    name: 'cluster-dns',
+    ready, port, healthPort, cache,
+    async run(signal) {
+      const dns = new DnsServer({ store: cache.store, port: cfg.port ?? 53, host: cfg.bindAddress ?? '0.0.0.0', metrics, logger: log, ...(cfg.upstream ? { upstream: cfg.upstream } : {}) });
+      let health: { close(): Promise<void> } | undefined;
+      try {
+        // Health first: the kubelet's liveness probe must answer while the caches fill.
+        if ((cfg.healthPort ?? 9153) >= 0) {
+          const h = await serveHealth({ port: cfg.healthPort ?? 9153, host: cfg.healthBindAddress ?? '0.0.0.0', registry, isReady: () => cache.hasSynced() });
+          health = h;
+          resolveHealth(h.port);
+        }
+        // Listening before the sync (as CoreDNS): queries are answered from what is known so far;
+        // readiness keeps the Service from sending any until the caches are full.
+        const p = await dns.listen();
+        resolvePort(p);
+        log.info({ port: p, zone: cache.store.zone, upstream: cfg.upstream ?? null }, 'Serving DNS');
+        factory.start(signal);
+        if (!(await factory.waitForCacheSync(signal))) return;
+        metrics.cacheEntries.labels(server, 'records').set(cache.store.size());
+        log.info({ records: cache.store.size() }, 'Synced caches, ready');
+        markReady();
+        await new Promise<void>((r) => { if (signal.aborted) r(); else signal.addEventListener('abort', () => r(), { once: true }); });
+      } finally {
+        await dns.close();
+        await health?.close();
+      }
+    },
+  };
+}
