@@ -2,6 +2,7 @@ export * from './scheme.js';
 export type * from './types.js';
 export * from './errors.js';
 export * from './selectors/labels.js';
+export * from './selectors/node-selector.js';
 export * as field from './validation/field.js';
 export type { FieldError, FieldErrorType } from './validation/field.js';
 export * from './validation/names.js';

@@ -67,6 +67,7 @@ import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
+import type * as policy from 'kubernetes-types/policy/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
 
 export const Namespaces = define<core.Namespace>({ group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] });
@@ -80,6 +81,10 @@ export const Events = define<core.Event>({ group: '', version: 'v1', kind: 'Even
 export const ServiceAccounts = define<core.ServiceAccount>({ group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, shortNames: ['sa'], subresources: ['token'] });
 export const Deployments = define<apps.Deployment>({ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'] });
 export const ReplicaSets = define<apps.ReplicaSet>({ group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, shortNames: ['rs'], categories: ['all'], subresources: ['status', 'scale'] });
+export const DaemonSets = define<apps.DaemonSet>({ group: 'apps', version: 'v1', kind: 'DaemonSet', resource: 'daemonsets', namespaced: true, shortNames: ['ds'], categories: ['all'], subresources: ['status'] });
+export const StatefulSets = define<apps.StatefulSet>({ group: 'apps', version: 'v1', kind: 'StatefulSet', resource: 'statefulsets', namespaced: true, shortNames: ['sts'], categories: ['all'], subresources: ['status', 'scale'] });
+export const ControllerRevisions = define<apps.ControllerRevision>({ group: 'apps', version: 'v1', kind: 'ControllerRevision', resource: 'controllerrevisions', namespaced: true });
+export const PodDisruptionBudgets = define<policy.PodDisruptionBudget>({ group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', resource: 'poddisruptionbudgets', namespaced: true, shortNames: ['pdb'], subresources: ['status'] });
 export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', resource: 'leases', namespaced: true });
 export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
 export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
@@ -100,6 +105,7 @@ export const RESOURCES: readonly ResourceDescriptor[] = [
   Pods, ReplicationControllers, PodTemplates, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
 ];
 

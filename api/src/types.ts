@@ -4,6 +4,12 @@
  */
 export type * from 'kubernetes-types/core/v1.js';
 export type { Deployment, DeploymentSpec, DeploymentStatus, DeploymentCondition, DeploymentList, ReplicaSet, ReplicaSetSpec, ReplicaSetStatus, ReplicaSetCondition, ReplicaSetList, RollingUpdateDeployment, DeploymentStrategy } from 'kubernetes-types/apps/v1.js';
+export type {
+  DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetCondition, DaemonSetList, DaemonSetUpdateStrategy, RollingUpdateDaemonSet,
+  StatefulSet, StatefulSetSpec, StatefulSetStatus, StatefulSetCondition, StatefulSetList, StatefulSetUpdateStrategy, RollingUpdateStatefulSetStrategy,
+  ControllerRevision, ControllerRevisionList,
+} from 'kubernetes-types/apps/v1.js';
+export type { PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus, PodDisruptionBudgetList, Eviction } from 'kubernetes-types/policy/v1.js';
 export type { Lease, LeaseSpec, LeaseList } from 'kubernetes-types/coordination/v1.js';
 export type { EndpointSlice, Endpoint as SliceEndpoint, EndpointPort, EndpointConditions, EndpointSliceList } from 'kubernetes-types/discovery/v1.js';
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';

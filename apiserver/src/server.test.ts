@@ -362,8 +362,8 @@ describe('resource CRUD', () => {
     assert.deepEqual(res.json().data, { x: '1', z: '3', w: '0' });
     assert.deepEqual(res.json().metadata.labels, { keep: 'me' });
     const mf = res.json().metadata.managedFields as { manager: string; operation: string; fieldsV1: unknown }[];
-    // The merge patch's manager (no fieldManager: 'unknown') now owns w, as an Update.
-    assert.deepEqual(mf.map((m) => `${m.manager}/${m.operation}`).sort(), ['a/Apply', 'b/Apply', 'unknown/Update']);
+    // The merge patch's manager (no fieldManager: its user agent's name, inject's) now owns w, as an Update.
+    assert.deepEqual(mf.map((m) => `${m.manager}/${m.operation}`).sort(), ['a/Apply', 'b/Apply', 'lightMyRequest/Update']);
     assert.deepEqual(mf.find((m) => m.manager === 'a')!.fieldsV1, { 'f:data': { 'f:x': {} }, 'f:metadata': { 'f:labels': { 'f:keep': {} } } });
     // A field both managers apply stays while one still applies it.
     await apply('b', { z: '3', x: '1' });

@@ -21,6 +21,9 @@ import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecyc
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { DaemonSetController } from './controllers/daemonset/daemonset.js';
+import { StatefulSetController } from './controllers/statefulset/statefulset.js';
+import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
@@ -110,6 +113,9 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
     }),
   },
+  daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
+  statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
+  disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */

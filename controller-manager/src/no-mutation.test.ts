@@ -14,6 +14,9 @@ import { NamespaceController } from './controllers/namespace/namespace.js';
 import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
+import { DaemonSetController } from './controllers/daemonset/daemonset.js';
+import { StatefulSetController } from './controllers/statefulset/statefulset.js';
+import { DisruptionController } from './controllers/disruption/disruption.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
@@ -37,6 +40,12 @@ const objects = (): KubeObject[] => [
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: 'default', uid: 'ds-uid', generation: 2, annotations: { 'deprecated.daemonset.template.generation': '2' } }, spec: { selector: { matchLabels: { app: 'agent' } }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'v2' }], tolerations: [{ key: 'x', operator: 'Exists' }] } } }, status: { desiredNumberScheduled: 2, conditions: [] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'agent-a', namespace: 'default', labels: { app: 'agent', 'controller-revision-hash': 'old' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds-uid', controller: true }] }, spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'v1' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default', uid: 'sts-uid', generation: 2 }, spec: { replicas: 1, serviceName: 'db', podManagementPolicy: 'OrderedReady', selector: { matchLabels: { app: 'db' } }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'v2' }] } } }, status: { replicas: 1, currentRevision: 'db-old', conditions: [] } },
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db-0', namespace: 'default', labels: { app: 'db', 'controller-revision-hash': 'db-old' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'sts-uid', controller: true }] }, spec: { nodeName: 'n2', containers: [{ name: 'c', image: 'v1' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: 'default', generation: 1 }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } }, status: { disruptedPods: { orphan: '2023-01-01T00:00:00Z' }, conditions: [{ type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', lastTransitionTime: '2023-01-01T00:00:00Z' }] } },
+  { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'agent-old', namespace: 'default', labels: { app: 'agent', 'controller-revision-hash': 'old' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds-uid', controller: true }] }, revision: 1, data: { spec: { template: { $patch: 'replace', spec: { containers: [{ name: 'c', image: 'v1' }] } } } } },
   { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'mk8s.io/local-path', volumeBindingMode: 'Immediate' },
   { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default', annotations: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' }, status: { phase: 'Pending' } },
   { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'fast', namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'fast' }, status: { phase: 'Pending' } },
@@ -55,6 +64,9 @@ const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: st
   ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],
   ['garbagecollector', ['pods|default/owned'], (ctx) => new GarbageCollector(ctx)],
   ['namespace', ['gone-ns'], (ctx) => new NamespaceController(ctx)],
+  ['daemonset', ['default/agent'], (ctx) => new DaemonSetController(ctx)],
+  ['statefulset', ['default/db'], (ctx) => new StatefulSetController(ctx)],
+  ['disruption', ['default/web'], (ctx) => new DisruptionController(ctx)],
   ['persistentvolume-binder', ['claim:default/data', 'claim:default/fast', 'volume:pv-released'], (ctx) => new PersistentVolumeController(ctx)],
   ['persistentvolumeclaim-protection', ['default/old'], (ctx) => new PVCProtectionController(ctx)],
   ['persistentvolume-protection', ['pv-gone'], (ctx) => new PVProtectionController(ctx)],

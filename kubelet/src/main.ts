@@ -9,7 +9,7 @@ import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-ba
 import { createClientset } from '@mk8s/client';
 import { RemoteImageService, RemoteRuntimeService } from '@mk8s/proto';
 import { createKubelet, type KubeletConfig } from './kubelet.js';
-import { webhookAuthorizer } from './server-auth.js';
+import { tokenReviewAuthenticator, webhookAuthorizer } from './server-auth.js';
 
 const flags = parseFlags(process.argv.slice(2), {
   kubeconfig: { type: 'string' },
@@ -68,6 +68,10 @@ function serverOptions(): KubeletConfig['server'] | undefined {
     tls: { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8'), ...(ca ? { clientCA: readFileSync(ca, 'utf8') } : {}) },
     auth: {
       anonymousAuth: anon === 'true',
+      // --authentication-token-webhook (on, as kubeadm's kubelets): bearer tokens checked by TokenReview.
+      authenticateToken: tokenReviewAuthenticator({
+        review: (tr) => client.requestJson({ method: 'POST', path: '/apis/authentication.k8s.io/v1/tokenreviews', body: tr }),
+      }),
       ...(mode === 'Webhook' ? { authorize: webhookAuthorizer({
         review: (sar) => client.requestJson({ method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews', body: sar }),
       }) } : {}),

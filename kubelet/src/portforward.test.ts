@@ -6,7 +6,7 @@ import { createDeflate, constants, type Deflate } from 'node:zlib';
 import { SPDY3_DICTIONARY, encodeFrame, encodeNameValueBlock, FrameParser, silentLogger, type SpdyFrame as Frame } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import type { Pod } from '@mk8s/api';
-import { createPortForwardHandler, type PortForwardOptions } from './portforward.js';
+import { createPortForwardHandler, parsePorts, type PortForwardOptions } from './portforward.js';
 
 const POD = { metadata: { name: 'web', namespace: 'default', uid: 'u1' }, status: { podIP: '10.244.0.9' } } as Pod;
 
@@ -132,4 +132,22 @@ describe('kubelet port-forward handler', () => {
     assert.equal(c.streamData(1), 'invalid port "0"');
     c.close();
   });
+});
+
+describe('parsePorts (the channel protocol\'s ?port / ?ports)', () => {
+  for (const tc of [
+    { q: 'port=8080', want: [8080] },
+    { q: 'port=80&port=443', want: [80, 443] },
+    { q: 'ports=80,443', want: [80, 443] },
+    { q: '', err: /query parameter "port" is required/ },
+    { q: 'port=', err: /cannot be empty/ },
+    { q: 'port=x', err: /unable to parse "x" as a port/ },
+    { q: 'port=70000', err: /unable to parse "70000" as a port/ },
+    { q: 'port=0', err: /must be > 0/ },
+  ]) {
+    test(`?${tc.q}`, () => {
+      if (tc.err) assert.throws(() => parsePorts(new URLSearchParams(tc.q)), tc.err);
+      else assert.deepEqual(parsePorts(new URLSearchParams(tc.q)), tc.want);
+    });
+  }
 });

@@ -7,6 +7,11 @@
  *     in binary WebSocket messages. Upstream the apiserver unwraps this tunnel and speaks plain
  *     SPDY to the kubelet; here the apiserver relays bytes and the kubelet accepts both forms.
  *   - POST `Upgrade: SPDY/3.1`, `X-Stream-Protocol-Version: portforward.k8s.io`: SPDY on the socket.
+ *   - GET `Upgrade: websocket`, subprotocol `v4.channel.k8s.io` (or `v4.base64.channel.k8s.io`, or
+ *     none), `?port=N` repeated: the channel protocol client libraries speak (the Python client,
+ *     client-node; upstream portforward/websocket.go). Channel 2i carries port i's data, 2i+1
+ *     its errors; each channel's first message is the port, 2 bytes little-endian. One
+ *     connection to the pod per port; the WebSocket closes when all of them have ended.
  *
  * Per forwarded connection the client opens a pair of streams sharing a `requestid`: `streamtype:
  * error` then `streamtype: data`, both with `port`. Once both exist the kubelet dials the pod's
@@ -22,7 +27,7 @@
 import { connect, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, createWebSocketStream } from 'ws';
+import { WebSocketServer, createWebSocketStream, type RawData, type WebSocket } from 'ws';
 import type { Pod } from '@mk8s/api';
 import { SpdySession, realClock, type Clock, type Logger, type SpdyStream } from '@mk8s/component-base';
 
@@ -30,6 +35,8 @@ import { SpdySession, realClock, type Clock, type Logger, type SpdyStream } from
 export const PORT_FORWARD_PROTOCOL = 'portforward.k8s.io';
 /** The WebSocket subprotocol kubectl ≥1.30 offers for the SPDY tunnel. */
 export const PORT_FORWARD_WEBSOCKET_PROTOCOL = `SPDY/3.1+${PORT_FORWARD_PROTOCOL}`;
+/** The WebSocket channel subprotocols of client libraries' port-forward (binary, and base64 text frames). */
+export const PORT_FORWARD_V4_PROTOCOLS = ['v4.channel.k8s.io', 'v4.base64.channel.k8s.io'] as const;
 /** How long the second stream of a pair may lag the first (kubelet --streaming-connection... default). */
 export const STREAM_CREATION_TIMEOUT_MS = 30_000;
 
@@ -84,6 +91,63 @@ export function createPortForwardHandler(o: PortForwardOptions): PortForwardHand
   wss.on('headers', (headers: string[], req: IncomingMessage) => {
     if (tunnelled.has(req)) headers.push(`Sec-WebSocket-Protocol: ${PORT_FORWARD_WEBSOCKET_PROTOCOL}`);
   });
+
+  // The channel protocol negotiates with ws's own subprotocol handling (its names are tokens).
+  const channels = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (offered) => PORT_FORWARD_V4_PROTOCOLS.find((p) => offered.has(p)) ?? false,
+  });
+
+  /** Serves one v4 channel connection: a connection to the pod per requested port (upstream websocketStreamHandler). */
+  const serveChannels = (pod: Pod, ws: WebSocket, ports: number[]) => {
+    const base64 = ws.protocol === 'v4.base64.channel.k8s.io';
+    const send = (ch: number, data: Buffer) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (base64) ws.send(String.fromCharCode(0x30 + ch) + data.toString('base64'));
+      else ws.send(Buffer.concat([Buffer.from([ch]), data]));
+    };
+    const conns: (Duplex | undefined)[] = [];
+    let open = ports.length;
+    const done = () => { if (--open === 0) ws.close(1000); };
+    ports.forEach((port, i) => {
+      const head = Buffer.alloc(2);
+      head.writeUInt16LE(port);
+      send(2 * i, head);
+      send(2 * i + 1, head);
+      const prefix = `error forwarding port ${port} to pod ${podKey(pod)}, uid ${pod.metadata?.uid ?? ''}`;
+      let conn: Duplex;
+      try { conn = dial(pod, port); } catch (err) { send(2 * i + 1, Buffer.from(`${prefix}: ${(err as Error).message}`)); done(); return; }
+      conns[i] = conn;
+      let ended = false;
+      const finish = () => { if (!ended) { ended = true; done(); } };
+      conn.on('data', (b: Buffer) => send(2 * i, b));
+      conn.on('error', (err: Error) => {
+        o.logger.debug({ err, pod: podKey(pod), port }, 'Port-forward connection failed');
+        send(2 * i + 1, Buffer.from(`${prefix}: ${err.message}`));
+        finish();
+      });
+      conn.on('close', finish);
+      conn.on('end', () => conn.end());
+    });
+    ws.on('message', (raw: RawData, isBinary: boolean) => {
+      let b = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw as ArrayBuffer);
+      let ch: number;
+      if (base64 && !isBinary) {
+        const text = b.toString('utf8');
+        ch = text.charCodeAt(0) - 0x30;
+        b = Buffer.from(text.slice(1), 'base64');
+      } else {
+        if (b.length === 0) return;
+        ch = b[0]!;
+        b = b.subarray(1);
+      }
+      // Only data channels take input; a write to an error channel is ignored (upstream: WriteChannel).
+      if (ch % 2 !== 0 || b.length === 0) return;
+      conns[ch / 2]?.write(b);
+    });
+    ws.on('close', () => { for (const c of conns) c?.destroy(); });
+    ws.on('error', () => { for (const c of conns) c?.destroy(); });
+  };
 
   const refuse = (socket: Duplex, e: RefusedError) => {
     const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: e.message, reason: e.reason, code: e.code });
@@ -167,10 +231,15 @@ export function createPortForwardHandler(o: PortForwardOptions): PortForwardHand
         if (!pod || (uid && pod.metadata?.uid !== uid)) throw new RefusedError(404, 'NotFound', `pods "${name}" not found`);
         const upgrade = String(req.headers['upgrade'] ?? '').toLowerCase();
         if (upgrade === 'websocket') {
-          const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((x) => x.trim());
+          const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+          if (!offered.includes(PORT_FORWARD_WEBSOCKET_PROTOCOL) && (offered.length === 0 || offered.some((p) => (PORT_FORWARD_V4_PROTOCOLS as readonly string[]).includes(p)))) {
+            const ports = parsePorts(url.searchParams);
+            channels.handleUpgrade(req, socket, head, (ws) => serveChannels(pod, ws, ports));
+            return;
+          }
           if (!offered.includes(PORT_FORWARD_WEBSOCKET_PROTOCOL)) {
             // kubectl treats any non-101 as "fall back to SPDY".
-            throw new RefusedError(400, 'BadRequest', `unable to upgrade: missing subprotocol ${PORT_FORWARD_WEBSOCKET_PROTOCOL}`);
+            throw new RefusedError(400, 'BadRequest', `unable to upgrade: missing subprotocol ${PORT_FORWARD_WEBSOCKET_PROTOCOL} or ${PORT_FORWARD_V4_PROTOCOLS.join(', ')}`);
           }
           delete req.headers['sec-websocket-protocol'];
           tunnelled.add(req);
@@ -195,8 +264,30 @@ export function createPortForwardHandler(o: PortForwardOptions): PortForwardHand
     close() {
       for (const s of sessions) s.close();
       for (const c of wss.clients) c.terminate();
+      for (const c of channels.clients) c.terminate();
     },
   };
 }
 
 const podKey = (pod: Pod) => `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+
+/**
+ * The ports of a channel-protocol request: `port` (what the apiserver sends the kubelet) or
+ * `ports` (what clients send the apiserver), repeated and/or comma-separated (upstream
+ * portforward.NewV4Options). Throws a 400 refusal for a missing, empty or invalid one.
+ */
+export function parsePorts(q: URLSearchParams): number[] {
+  const values = [...q.getAll('port'), ...q.getAll('ports')];
+  if (values.length === 0) throw new RefusedError(400, 'BadRequest', 'query parameter "port" is required');
+  const out: number[] = [];
+  for (const v of values) {
+    if (v === '') throw new RefusedError(400, 'BadRequest', 'query parameter "port" cannot be empty');
+    for (const p of v.split(',')) {
+      const n = /^\d+$/.test(p) ? Number(p) : NaN;
+      if (!Number.isInteger(n) || n > 65535) throw new RefusedError(400, 'BadRequest', `unable to parse "${p}" as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: invalid syntax`);
+      if (n < 1) throw new RefusedError(400, 'BadRequest', `port "${v}" must be > 0`);
+      out.push(n);
+    }
+  }
+  return out;
+}

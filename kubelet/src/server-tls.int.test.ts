@@ -1,5 +1,6 @@
 /**
- * The kubelet API over HTTPS with the cluster PKI: anonymous 401, a certificate of another CA 401,
+ * The kubelet API over HTTPS with the cluster PKI: every path and method walked (anonymous, a forged token and a
+ * certificate of another CA 401; a node certificate and a ServiceAccount token without permission 403),
  * the apiserver's kubelet-client identity allowed, another node's identity 403 (through the
  * authorizer, as the SubjectAccessReview would answer), and log/exec paths that try to leave the
  * pod's containers refused.
@@ -16,7 +17,7 @@ import { ensureCa, ensurePki, issueCertificate, type PkiPaths } from '@mk8s/comp
 import { FakeRuntimeService } from '@mk8s/proto/testing';
 import type { Pod } from '@mk8s/api';
 import { serveKubelet } from './server.js';
-import type { KubeletRequestAttributes, KubeletUser } from './server-auth.js';
+import { requestAttributes, type KubeletRequestAttributes, type KubeletUser } from './server-auth.js';
 
 interface Creds { cert?: string; key?: string }
 
@@ -28,8 +29,9 @@ describe('kubelet API over TLS', () => {
   const asked: [KubeletUser, KubeletRequestAttributes][] = [];
   const creds: Record<string, Creds> = {};
 
-  const get = (path: string, who: Creds, method = 'GET'): Promise<{ code: number; body: string }> => new Promise((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port: srv.port, path, method, ca, ...(who.cert ? { cert: who.cert, key: who.key } : {}) }, (res) => {
+  const get = (path: string, who: Creds & { token?: string }, method = 'GET'): Promise<{ code: number; body: string }> => new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port: srv.port, path, method, ca, ...(who.cert ? { cert: who.cert, key: who.key } : {}),
+      ...(who.token ? { headers: { authorization: `Bearer ${who.token}` } } : {}) }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => { body += d.toString(); });
       res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
@@ -66,6 +68,8 @@ describe('kubelet API over TLS', () => {
       auth: {
         // What the apiserver's SubjectAccessReview answers: system:masters may, a node may not proxy to another node.
         authorize: async (user, attrs) => { asked.push([user, attrs]); return { allowed: user.groups.includes('system:masters') }; },
+        // What the apiserver's TokenReview answers: one ServiceAccount token is valid.
+        authenticateToken: async (token) => (token === 'sa-token' ? { name: 'system:serviceaccount:default:reader', groups: ['system:serviceaccounts', 'system:authenticated'] } : undefined),
       },
     });
   });
@@ -77,6 +81,43 @@ describe('kubelet API over TLS', () => {
       assert.equal(r.code, 401, path);
       assert.equal(JSON.parse(r.body).reason, 'Unauthorized');
     }
+  });
+
+  // Every path the kubelet serves (and some it does not), with every method: no caller without an
+  // identity gets past 401, none without the SubjectAccessReview's yes past 403.
+  const PATHS = ['/healthz', '/healthz/ping', '/pods', '/pods/', '/runningpods/', '/containerLogs/default/web/app', '/stats', '/stats/summary',
+    '/metrics', '/metrics/resource', '/metrics/cadvisor', '/metrics/probes', '/logs/', '/logs/syslog', '/spec/', '/configz', '/debug/pprof/',
+    '/checkpoint/default/web/app', '/run/default/web/app', '/exec/default/web/app', '/attach/default/web/app', '/portForward/default/web', '/no-such-path', '/'];
+  const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  test('every path × method: anonymous and invalid tokens 401, valid identities without permission 403 (with the upstream subresource)', async () => {
+    let checked = 0;
+    for (const path of PATHS) {
+      for (const method of METHODS) {
+        for (const who of [{}, { token: 'forged-token' }, creds['rogue']!]) {
+          const r = await get(path, who, method);
+          assert.equal(r.code, 401, `${method} ${path} as ${JSON.stringify(Object.keys(who))}: ${r.body}`);
+          assert.equal(JSON.parse(r.body).reason, 'Unauthorized');
+        }
+        for (const [who, name] of [[creds['node-2']!, 'system:node:node-2'], [{ token: 'sa-token' }, 'system:serviceaccount:default:reader']] as const) {
+          const n = asked.length;
+          const r = await get(path, who, method);
+          assert.equal(r.code, 403, `${method} ${path} as ${name}: ${r.body}`);
+          const sub = requestAttributes('node-1', method, path).subresource;
+          assert.equal(JSON.parse(r.body).message, `Forbidden (user=${name}, verb=${requestAttributes('node-1', method, path).verb}, resource=nodes, subresource=${sub})`);
+          assert.equal(asked.length, n + 1, 'the authorizer was asked');
+          checked++;
+        }
+      }
+    }
+    assert.equal(checked, PATHS.length * METHODS.length * 2);
+    // The subresources of upstream's mapping all occur.
+    assert.deepEqual([...new Set(PATHS.map((p) => requestAttributes('node-1', 'GET', p).subresource))].sort(), ['checkpoint', 'log', 'metrics', 'proxy', 'spec', 'stats']);
+  });
+
+  test('an identity the authorizer allows gets through (/healthz is authorized too, as nodes/proxy)', async () => {
+    const r = await get('/healthz', creds['apiserver']!);
+    assert.equal(r.code, 200);
+    assert.deepEqual(asked.at(-1)![1], { verb: 'get', resource: 'nodes', subresource: 'proxy', name: 'node-1' });
   });
 
   test('a certificate from another CA is not an identity (401)', async () => {
@@ -115,6 +156,11 @@ describe('kubelet API over TLS', () => {
       ws.on('error', () => resolve(-1));
     });
     assert.equal(await open('/exec/default/web/app?command=id&stdout=1', {}), 401);
+    for (const path of ['/attach/default/web/app?stdout=1', '/portForward/default/web?ports=80', '/exec/default/web/app?command=id']) {
+      assert.equal(await open(path, {}), 401, path);
+      assert.equal(await open(path, creds['rogue']!), 401, path);
+      assert.equal(await open(path, creds['node-2']!), 403, path);
+    }
     assert.equal(await open('/exec/default/web/app?command=id&stdout=1', creds['node-2']!), 403);
     assert.equal(await open('/exec/default/web/..%2F..%2Fapp?command=id&stdout=1', creds['apiserver']!), 400);
     assert.equal(await open('/exec/default/web/app?command=id&stdout=1', creds['apiserver']!), 101);

@@ -5,6 +5,7 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
@@ -141,6 +142,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/replicationcontrollers': defaultReplicationController,
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
+  'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),
+  'apps/statefulsets': (o) => defaultStatefulSet(o, defaultPodTemplate),
   'discovery.k8s.io/endpointslices': defaultEndpointSlice,
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,

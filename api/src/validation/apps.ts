@@ -44,8 +44,11 @@ function validateStrategy(strategy: unknown, path: string): FieldError[] {
   }
 }
 
-/** The selector/template checks Deployments and ReplicaSets share (ValidatePodTemplateSpecForReplicaSet). */
-function validateSelectorAndTemplate(spec: Obj, errs: FieldError[]): void {
+/**
+ * The selector/template checks the apps/v1 workloads share (ValidatePodTemplateSpecForReplicaSet);
+ * kind names the workload in the empty-selector message.
+ */
+export function validateSelectorAndTemplate(spec: Obj, errs: FieldError[], kind = 'deployment'): void {
   const sel = spec.selector;
   let selector: ReturnType<typeof labelSelectorFromObject> | undefined;
   if (!isObj(sel)) {
@@ -54,7 +57,7 @@ function validateSelectorAndTemplate(spec: Obj, errs: FieldError[]): void {
     const selErrs = validateLabelSelector(sel, 'spec.selector');
     errs.push(...selErrs);
     const n = Object.keys(isObj(sel.matchLabels) ? sel.matchLabels : {}).length + (Array.isArray(sel.matchExpressions) ? sel.matchExpressions.length : 0);
-    if (n === 0) errs.push(invalid('spec.selector', labelSelectorRepr(sel), 'empty selector is invalid for deployment'));
+    if (n === 0) errs.push(invalid('spec.selector', labelSelectorRepr(sel), `empty selector is invalid for ${kind}`));
     if (selErrs.length === 0) { try { selector = labelSelectorFromObject(sel); } catch { /* reported above */ } }
   }
   const tpl: Obj = isObj(spec.template) ? spec.template : {};

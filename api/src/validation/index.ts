@@ -18,6 +18,7 @@ import {
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
 import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
+import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -42,6 +43,10 @@ const RULES: Record<string, KindRules> = {
   '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
+  'apps/daemonsets': { name: nameIsDNSSubdomain, validate: validateDaemonSet, validateUpdate: validateDaemonSetUpdate },
+  'apps/statefulsets': { name: nameIsDNSSubdomain, validate: validateStatefulSet, validateUpdate: validateStatefulSetUpdate },
+  'apps/controllerrevisions': { name: nameIsDNSSubdomain, validate: validateControllerRevision, validateUpdate: validateControllerRevisionUpdate },
+  'policy/poddisruptionbudgets': { name: nameIsDNSSubdomain, validate: validatePodDisruptionBudget },
   'coordination.k8s.io/leases': { name: nameIsDNSSubdomain, validate: validateLeaseSpec },
   'discovery.k8s.io/endpointslices': { name: nameIsDNSSubdomain, validate: validateEndpointSliceFields },
   'scheduling.k8s.io/priorityclasses': { name: nameIsDNSSubdomain, validate: validatePriorityClassFields, validateUpdate: validatePriorityClassUpdate },

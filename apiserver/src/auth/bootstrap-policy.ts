@@ -42,7 +42,9 @@ function binding(name: string, role: string, subjects: { kind: string; name: str
 const CORE_WORKLOAD = ['pods', 'pods/attach', 'pods/exec', 'pods/portforward', 'pods/proxy', 'pods/log', 'pods/status',
   'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'events'];
 const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
-  'daemonsets', 'statefulsets'];
+  'daemonsets', 'statefulsets', 'statefulsets/scale'];
+/** What view adds over edit's apps list (upstream: controllerrevisions and the status subresources are read-only). */
+const APPS_VIEW_ONLY = ['controllerrevisions', 'daemonsets/status', 'statefulsets/status'];
 
 /** The default ClusterRoles. */
 export function bootstrapClusterRoles(): KubeObject[] {
@@ -61,6 +63,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
       // As upstream: edit may act as the namespace's service accounts (it can run pods as them anyway).
       r(['impersonate'], [''], ['serviceaccounts']),
       r([...READ, ...WRITE], ['apps'], APPS),
+      r([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
@@ -68,6 +71,8 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
         'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'replicationcontrollers/status', 'events', 'namespaces', 'namespaces/status', 'resourcequotas', 'limitranges']),
       r(READ, ['apps'], APPS),
+      r(READ, ['apps'], APPS_VIEW_ONLY),
+      r(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
     clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'])]),

@@ -67,8 +67,10 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     assert.deepEqual(find('deployments'), ['deployments', 'deploy', 'apps/v1', 'true', 'Deployment']);
     assert.deepEqual(find('nodes'), ['nodes', 'no', 'v1', 'false', 'Node']);
     assert.deepEqual(find('leases'), ['leases', 'coordination.k8s.io/v1', 'true', 'Lease']);
+    assert.deepEqual(find('statefulsets'), ['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
+    assert.deepEqual(find('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
     const all = ok(await kubectl('api-resources', '--categories=all', '-o', 'name')).trim().split('\n');
-    assert.deepEqual(all, ['pods', 'services', 'deployments.apps', 'replicasets.apps']);
+    for (const r of ['pods', 'services', 'daemonsets.apps', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps']) assert.ok(all.includes(r), r);
   });
 
   test('create -f with default (strict) validation, and unknown fields are refused', async () => {

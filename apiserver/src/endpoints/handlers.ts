@@ -4,7 +4,7 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, lookupKind, queryBool, selectionPredicate,
+  ApiError, apiVersionOf, lookupKind, PodDisruptionBudgets, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
@@ -13,9 +13,10 @@ import type { Registry, RequestContext, Store } from '../registry/index.js';
 import { encodeObject, encodeObjectText } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
-import { appliedFields, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
+import { appliedFields, managerFromUserAgent, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
 import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
-import { bindPod, evictPod } from '../registry/core/pods/subresources.js';
+import { bindPod } from '../registry/core/pods/subresources.js';
+import { evictPod } from '../registry/core/pods/eviction.js';
 import { createToken, type TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
 import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
@@ -69,7 +70,7 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
   if (!r.namespaced && info.namespace) throw notFoundError();
   if (r.namespaced && info.name && !info.namespace) throw notFoundError();
   const q = (req.query ?? {}) as Query;
-  parseCommonWriteParams(q, rc, req.method);
+  parseCommonWriteParams(q, rc, req.method, req.headers['user-agent']);
   const ns = info.namespace;
   const ct = req.headers['content-type'];
 
@@ -173,7 +174,9 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
   }
   if (sub === 'eviction' && r.resource === 'pods' && r.group === '') {
     if (info.verb !== 'create') throw methodNotAllowedError();
-    await evictPod(store, rc, ns, name, decodeObject(req.body, ct));
+    const pdbs = deps.registry.get(PodDisruptionBudgets);
+    if (!pdbs) throw new ApiError('InternalError', 'poddisruptionbudgets are not served');
+    await evictPod({ pods: store, pdbs, now: () => new Date(deps.clock.now()) }, rc, ns, name, decodeObject(req.body, ct));
     return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
   }
   if (sub === 'token' && r.resource === 'serviceaccounts' && r.group === '' && deps.tokenRequest) {
@@ -223,7 +226,8 @@ function hasBodyResourceVersion(req: FastifyRequest): boolean {
 async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
   target: UpdateTarget, q: Query): Promise<{ object: KubeObject; created: boolean }> {
   const type = patchTypeOf(req.headers['content-type']);
-  validatePatchOptions({ apply: type === 'apply', fieldManager: rc.fieldManager, force: q1(q, 'force') });
+  // Apply needs an explicit ?fieldManager: the user agent's name does not count (upstream).
+  validatePatchOptions({ apply: type === 'apply', fieldManager: q1(q, 'fieldManager'), force: q1(q, 'force') });
   const patch = decodeBody(req.body, req.headers['content-type']);
   if (patch === undefined) throw new ApiError('BadRequest', 'the body of the request was empty');
   const r = store.resource;
@@ -335,7 +339,7 @@ function deleteOptions(req: FastifyRequest, q: Query): DeleteOptions {
 }
 
 /** dryRun, fieldManager and fieldValidation, shared by every write. */
-function parseCommonWriteParams(q: Query, rc: RequestContext, method: string): void {
+function parseCommonWriteParams(q: Query, rc: RequestContext, method: string, userAgent: string | undefined): void {
   const dry = q['dryRun'];
   const dryValues = dry === undefined ? [] : Array.isArray(dry) ? dry : [dry];
   for (const v of dryValues) {
@@ -346,6 +350,10 @@ function parseCommonWriteParams(q: Query, rc: RequestContext, method: string): v
   if (fm !== undefined) {
     if (fm.length > 128) throw new ApiError('Invalid', `fieldManager: Too long: may not be more than 128 bytes`, { code: 422 });
     rc.fieldManager = fm;
+  } else {
+    // Writes without ?fieldManager are recorded under their user agent's name (upstream managerOrUserAgent).
+    const derived = managerFromUserAgent(userAgent);
+    if (derived) rc.fieldManager = derived;
   }
   const fv = q1(q, 'fieldValidation');
   if (fv !== undefined && fv !== '' && !['Strict', 'Warn', 'Ignore'].includes(fv) && method !== 'GET') {

@@ -140,7 +140,10 @@ export async function proxyUpgrade(registry: Registry, info: ResourceRequestInfo
     const t = portForward ? { ...await resolvePodKubelet(registry, info.namespace, info.name), container: '' }
       : await resolveKubeletTarget(registry, info.namespace, info.name, q.get('container') ?? '');
     q.delete('container');
-    const path = portForward ? `/portForward/${enc(info.namespace)}/${enc(info.name)}`
+    // The channel protocol names its ports in the query (PodPortForwardOptions.ports → the kubelet's port).
+    const ports = new URLSearchParams();
+    for (const p of q.getAll('ports')) ports.append('port', p);
+    const path = portForward ? `/portForward/${enc(info.namespace)}/${enc(info.name)}${ports.size ? `?${ports}` : ''}`
       : `/${info.subresource}/${enc(info.namespace)}/${enc(info.name)}/${enc(t.container)}${q.size ? `?${q}` : ''}`;
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'authorization') headers[k] = v;

@@ -112,3 +112,103 @@ describe('decode errors worded as upstream', () => {
     assert.equal(res.statusCode, 201, res.body);
   });
 });
+
+describe('managedFields on every write', () => {
+  type Entry = { manager: string; operation: string; apiVersion?: string; time?: string; fieldsType?: string; fieldsV1?: unknown; subresource?: string };
+  const mf = (body: { metadata: { managedFields?: Entry[] } }) => body.metadata.managedFields ?? [];
+  const CMS = '/api/v1/namespaces/default/configmaps';
+
+  test('a create records its fieldManager as an Update owning the fields it set', async (t) => {
+    const { app } = await setup(t);
+    const res = await app.inject({ method: 'POST', url: `${CMS}?fieldManager=kubectl-create`, payload: { ...cm('c1', { a: '1' }), metadata: { name: 'c1', labels: { l: 'v' } } } });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(mf(res.json()), [{
+      manager: 'kubectl-create', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } },
+    }]);
+  });
+
+  for (const [ua, manager] of [['OpenAPI-Generator/31.0.0/python', 'OpenAPI-Generator'], ['kubectl/v1.32.0 (linux/amd64) kubernetes/abc', 'kubectl'], ['node-fetch', 'node-fetch']] as const) {
+    test(`without ?fieldManager the manager is the user agent's prefix (${manager})`, async (t) => {
+      const { app } = await setup(t);
+      const res = await app.inject({ method: 'POST', url: CMS, payload: cm('c2', { a: '1' }), headers: { 'user-agent': ua } });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(mf(res.json())[0]?.manager, manager);
+    });
+  }
+
+  test('an update moves the fields it changed to its manager; a status update records its subresource', async (t) => {
+    const { app, clock } = await setup(t);
+    await app.inject({ method: 'POST', url: `${CMS}?fieldManager=creator`, payload: cm('c3', { a: '1', b: '1' }) });
+    clock.step(60_000);
+    const patched = await app.inject({ method: 'PATCH', url: `${CMS}/c3?fieldManager=kubectl-edit`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { data: { b: '2' } } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(mf(patched.json()).map((e) => [e.manager, e.operation, e.fieldsV1]), [
+      ['creator', 'Update', { 'f:data': { '.': {}, 'f:a': {} } }],
+      ['kubectl-edit', 'Update', { 'f:data': { 'f:b': {} } }],
+    ]);
+    assert.equal(mf(patched.json())[1]!.time, '2026-01-01T00:01:00Z');
+
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } };
+    const created = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/pods?fieldManager=kubectl-run', payload: pod });
+    assert.equal(created.statusCode, 201, created.body);
+    const body = created.json();
+    body.status = { ...body.status, phase: 'Running' };
+    const st = await app.inject({ method: 'PUT', url: '/api/v1/namespaces/default/pods/p/status?fieldManager=kubelet', payload: body });
+    assert.equal(st.statusCode, 200, st.body);
+    const kubelet = mf(st.json()).find((e) => e.manager === 'kubelet');
+    assert.deepEqual(kubelet && { op: kubelet.operation, sub: kubelet.subresource, f: kubelet.fieldsV1 }, { op: 'Update', sub: 'status', f: { 'f:status': { 'f:phase': {} } } });
+    assert.ok(mf(st.json()).some((e) => e.manager === 'kubectl-run' && !e.subresource), st.body);
+  });
+
+  describe('kubectl apply, then apply --server-side (client-side apply migrated as upstream)', () => {
+    const LAST = 'kubectl.kubernetes.io/last-applied-configuration';
+    const config = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'csa', namespace: 'default' }, data });
+    const clientSideApply = async (app: Awaited<ReturnType<typeof setup>>['app']) => {
+      const c = config({ a: '1', b: '1' });
+      const body = { ...c, metadata: { ...c.metadata, annotations: { [LAST]: `${JSON.stringify(c)}\n` } } };
+      const res = await app.inject({ method: 'POST', url: `${CMS}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict`, payload: body });
+      assert.equal(res.statusCode, 201, res.body);
+    };
+    const ssa = (app: Awaited<ReturnType<typeof setup>>['app'], manager: string, data: Record<string, string>, dryRun = false) => app.inject({
+      method: 'PATCH', url: `${CMS}/csa?fieldManager=${manager}${dryRun ? '&dryRun=All' : ''}`, headers: APPLY, payload: config(data),
+    });
+
+    test('the same configuration applies without conflict and shares the fields', async (t) => {
+      const { app } = await setup(t);
+      await clientSideApply(app);
+      const res = await ssa(app, 'kubectl', { a: '1', b: '1' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(mf(res.json()).map((e) => `${e.manager}/${e.operation}`), ['kubectl-client-side-apply/Update', 'kubectl/Apply']);
+      // diff --server-side: a dry-run apply of the same configuration changes nothing.
+      const diff = await ssa(app, 'kubectl', { a: '1', b: '1' }, true);
+      assert.equal(diff.statusCode, 200, diff.body);
+      assert.deepEqual(diff.json().data, res.json().data);
+      assert.equal(diff.json().metadata.annotations[LAST], res.json().metadata.annotations[LAST]);
+    });
+
+    test("kubectl's changed configuration takes over the client-side fields whose value is the last-applied one", async (t) => {
+      const { app } = await setup(t);
+      await clientSideApply(app);
+      const res = await ssa(app, 'kubectl', { a: '2', b: '1' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json().data, { a: '2', b: '1' });
+      const kubectl = mf(res.json()).find((e) => e.manager === 'kubectl')!;
+      assert.deepEqual(kubectl.fieldsV1, { 'f:data': { 'f:a': {}, 'f:b': {} } });
+      // The client-side record follows what was applied.
+      assert.equal(res.json().metadata.annotations[LAST], '{"apiVersion":"v1","data":{"a":"2","b":"1"},"kind":"ConfigMap","metadata":{"name":"csa","namespace":"default"}}\n');
+    });
+
+    test('another manager, or a field changed since the client-side apply, still conflicts', async (t) => {
+      const { app } = await setup(t);
+      await clientSideApply(app);
+      const other = await ssa(app, 'helm', { a: '2' });
+      assert.equal(other.statusCode, 409, other.body);
+      assert.match(other.json().message, /conflict with "kubectl-client-side-apply" using v1/);
+      await app.inject({ method: 'PATCH', url: `${CMS}/csa?fieldManager=kubectl-edit`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { data: { b: 'edited' } } });
+      const res = await ssa(app, 'kubectl', { a: '2', b: 'mine' });
+      assert.equal(res.statusCode, 409, res.body);
+      assert.deepEqual(res.json().details.causes.map((c: { field: string }) => c.field), ['.data.b']);
+    });
+  });
+});

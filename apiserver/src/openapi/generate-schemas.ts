@@ -53,6 +53,7 @@ const ROOTS = [
   'batch/v1:Job', 'batch/v1:JobList', 'batch/v1:CronJob', 'batch/v1:CronJobList',
   'core/v1:ReplicationController', 'core/v1:ReplicationControllerList',
   'policy/v1:PodDisruptionBudget', 'policy/v1:PodDisruptionBudgetList',
+  'apps/v1:ControllerRevision', 'apps/v1:ControllerRevisionList',
 ];
 
 /** Upstream's patchStrategy / patchMergeKey struct tags, which client-side apply needs. */

@@ -109,10 +109,26 @@ const podDisruptionBudgetPrinter = define<PodDisruptionBudget>([
 ], (pdb, meta, now) => [meta.metadata.name, intOrPercent(pdb.spec?.minAvailable), intOrPercent(pdb.spec?.maxUnavailable),
   pdb.status?.disruptionsAllowed ?? 0, translateTimestampSince(meta.metadata.creationTimestamp, now)]);
 
+interface ControllerRevision { metadata?: { ownerReferences?: { apiVersion?: string; kind?: string; name?: string; controller?: boolean }[] }; revision?: number }
+
+/** printControllerRevision: CONTROLLER is `<kind>.<group>/<name>` of the controller owner, lower-cased kind. */
+const controllerRevisionPrinter = define<ControllerRevision>([
+  NAME, col('Controller', 'string', 'Controller of the object'), col('Revision', 'string', 'Revision of the ControllerRevision'), AGE,
+], (cr, meta, now) => {
+  const ref = (cr.metadata?.ownerReferences ?? []).find((r) => r.controller);
+  let controller = '<none>';
+  if (ref) {
+    const group = (ref.apiVersion ?? '').includes('/') ? (ref.apiVersion ?? '').split('/')[0] : '';
+    controller = `${(group ? `${ref.kind}.${group}` : String(ref.kind)).toLowerCase()}/${ref.name}`;
+  }
+  return [meta.metadata.name, controller, cr.revision ?? 0, translateTimestampSince(meta.metadata.creationTimestamp, now)];
+});
+
 /** group/resource → printer. */
 export const WORKLOAD_PRINTERS: Record<string, Printer> = {
   'apps/daemonsets': daemonSetPrinter,
   'apps/statefulsets': statefulSetPrinter,
+  'apps/controllerrevisions': controllerRevisionPrinter,
   'batch/jobs': jobPrinter,
   'batch/cronjobs': cronJobPrinter,
   '/replicationcontrollers': replicationControllerPrinter,

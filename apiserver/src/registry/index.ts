@@ -20,6 +20,10 @@ import { endpointSliceStrategy } from './discovery/endpointslices/strategy.js';
 import { priorityClassStrategy } from './scheduling/priorityclasses/strategy.js';
 import { deploymentStrategy } from './apps/deployments/strategy.js';
 import { replicaSetStrategy } from './apps/replicasets/strategy.js';
+import { daemonSetStrategy } from './apps/daemonsets/strategy.js';
+import { statefulSetStrategy } from './apps/statefulsets/strategy.js';
+import { controllerRevisionStrategy } from './apps/controllerrevisions/strategy.js';
+import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudgets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
 import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
 import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
@@ -32,6 +36,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy,
 ];

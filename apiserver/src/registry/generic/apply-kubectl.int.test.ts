@@ -91,14 +91,39 @@ describe('kubectl apply --server-side conflicts', () => {
     assert.equal(await ok('get', 'configmap', 'owned', '-o', 'jsonpath={.data.level}'), '1');
   });
 
-  test('the first apply over an object made by kubectl create conflicts with "before-first-apply"', async () => {
+  test('the first apply over an object made by kubectl create conflicts with "kubectl-create", its recorded manager', async () => {
     await ok('create', 'configmap', 'pre', '--from-literal=level=1'); // a protobuf create
     const file = join(dir, 'pre.yaml');
     await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre\ndata:\n  level: "2"\n');
     const r = await kubectl('apply', '--server-side', '-f', file);
-    assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "before-first-apply" using v1 at [0-9TZ:-]+: \.data\.level/);
+    assert.match(r.stderr, /Apply failed with 1 conflict: conflict with "kubectl-create" using v1 at [0-9TZ:-]+: \.data\.level/);
     await writeFile(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pre\ndata:\n  level: "1"\n  extra: "x"\n');
     await ok('apply', '--server-side', '-f', file);
     assert.equal(await ok('get', 'configmap', 'pre', '-o', 'jsonpath={.data.level} {.data.extra}'), '1 x');
+  });
+
+  test('kubectl apply, then apply --server-side, then diff --server-side, as on a real cluster', async () => {
+    const file = join(dir, 'csa.yaml');
+    const cm = (v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csa\n  labels: {app: csa}\ndata:\n  level: "${v}"\n  keep: "k"\n`;
+    await writeFile(file, cm('1'));
+    assert.match(await ok('apply', '-f', file), /configmap\/csa created/);
+    // Client-side apply recorded its manager on create; the server-side apply takes over (upstream lastAppliedManager).
+    await writeFile(file, cm('2'));
+    assert.match(await ok('apply', '--server-side', '-f', file), /configmap\/csa serverside-applied/);
+    assert.equal(await ok('get', 'configmap', 'csa', '-o', 'jsonpath={.data.level}'), '2');
+    const diff = await kubectl('diff', '--server-side', '-f', file);
+    assert.equal(diff.code, 0, `diff --server-side found differences: ${diff.stdout}${diff.stderr}`);
+    assert.equal(diff.stdout, '');
+    // A real change shows as a diff (exit 1).
+    await writeFile(file, cm('3'));
+    const changed = await kubectl('diff', '--server-side', '-f', file);
+    assert.equal(changed.code, 1, changed.stderr);
+    assert.match(changed.stdout, /-  level: "2"\n\+  level: "3"/);
+    const { managers } = await (async () => {
+      const o = JSON.parse(await ok('get', 'configmap', 'csa', '-o', 'json', '--show-managed-fields')) as { metadata: { managedFields: { manager: string; operation: string }[] } };
+      return { managers: o.metadata.managedFields.map((m) => `${m.manager}/${m.operation}`) };
+    })();
+    // kubectl itself upgrades the client-side Update entry to an Apply entry (csaupgrade) before applying.
+    assert.deepEqual(managers.sort(), ['kubectl-last-applied/Apply', 'kubectl/Apply']);
   });
 });

@@ -44,7 +44,7 @@ const itemKey = (item: unknown, key: string): string | undefined =>
  * Field paths of an applied configuration (identity and status are not owned): leaves, plus
  * every keyed list item itself (upstream's `.`), so an item outlives its fields.
  */
-export function appliedFields(config: unknown): Path[] {
+export function appliedFields(config: unknown, opts: { includeStatus?: boolean } = {}): Path[] {
   const out: Path[] = [];
   const walk = (v: unknown, path: Path, meta: PatchMeta | undefined) => {
     if (isMap(v) && Object.keys(v).length > 0) {
@@ -67,7 +67,7 @@ export function appliedFields(config: unknown): Path[] {
   if (!isMap(config)) return out;
   const schema = schemaOf(config);
   for (const [k, v] of Object.entries(config)) {
-    if (k === 'apiVersion' || k === 'kind' || k === 'status') continue;
+    if (k === 'apiVersion' || k === 'kind' || (k === 'status' && !opts.includeStatus)) continue;
     if (k === 'metadata') {
       if (!isMap(v)) continue;
       for (const m of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
@@ -187,6 +187,54 @@ export interface ApplyConflict {
  * unless opts.force. Pure; safe to re-run on a newer live object.
  */
 export function serverSideApply(live: KubeObject, config: KubeObject, manager: string, apiVersion: string, now: string, opts: ApplyOptions = {}): KubeObject {
+  let applied: KubeObject;
+  try {
+    applied = applyOnce(live, config, manager, apiVersion, now, opts);
+  } catch (err) {
+    // kubectl's own server-side apply over an object last written by client-side apply (upstream
+    // lastAppliedManager): conflicts on fields whose live value is still the last-applied one
+    // are the migration from client-side to server-side apply, not conflicts: forced.
+    const conflicts = err instanceof ApplyConflictError ? err.conflicts : undefined;
+    if (!conflicts || manager !== KUBECTL_MANAGER) throw err;
+    const allowed = fieldsMatchingLastApplied(live);
+    const left = conflicts.filter((c) => !allowed.has(JSON.stringify(c.path)));
+    if (left.length > 0) throw applyConflictError(left);
+    applied = applyOnce(live, config, manager, apiVersion, now, { ...opts, force: true });
+  }
+  // upstream lastAppliedUpdater: kubectl's server-side apply keeps an existing client-side
+  // last-applied annotation in step with what it applied, so a later client-side apply agrees.
+  const annotations = (applied.metadata.annotations ?? {}) as Record<string, string>;
+  if (manager === KUBECTL_MANAGER && annotations[LAST_APPLIED_ANNOTATION]) {
+    applied.metadata.annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: buildLastApplied(config) };
+  }
+  return applied;
+}
+
+/** The field manager `kubectl apply --server-side` uses by default (the only one migrated, as upstream). */
+export const KUBECTL_MANAGER = 'kubectl';
+/** kubectl's client-side apply record. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** The applied configuration as the annotation holds it: without the annotation, sorted keys, Go's trailing newline. */
+function buildLastApplied(config: KubeObject): string {
+  const c = structuredClone(config) as Record<string, unknown>;
+  const meta = c['metadata'];
+  if (isMap(meta) && isMap(meta['annotations'])) delete meta['annotations'][LAST_APPLIED_ANNOTATION];
+  const sorted = (v: unknown): unknown => Array.isArray(v) ? v.map(sorted)
+    : isMap(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
+  return `${JSON.stringify(sorted(c))}\n`;
+}
+
+/** Paths of the last-applied configuration whose live value is still the applied one. */
+function fieldsMatchingLastApplied(live: KubeObject): Set<string> {
+  const text = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (!text) return new Set();
+  let last: unknown;
+  try { last = JSON.parse(text); } catch { return new Set(); }
+  return new Set(appliedFields(last).filter((p) => isItemMarker(p) || isDeepStrictEqual(valueAt(live, p), valueAt(last, p))).map((p) => JSON.stringify(p)));
+}
+
+function applyOnce(live: KubeObject, config: KubeObject, manager: string, apiVersion: string, now: string, opts: ApplyOptions): KubeObject {
   let managed = ((live.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields ?? []);
   // An object nobody applied yet: what it holds belongs to upstream's "before-first-apply"
   // manager, so the first apply conflicts where it would change an existing value.
@@ -217,8 +265,12 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   };
   newPaths.forEach(addOwned);
   for (const m of others) fromFieldsV1(m.fieldsV1).forEach(addOwned);
-  // Fields owned whole (not list items' markers) keep everything inside them.
-  const wholes = [...owned].filter((o) => !isItemMarker(JSON.parse(o) as Path));
+  // Fields owned whole (not list items' markers, nor the `.` of a map an update created) keep everything inside them.
+  const wholes = [...owned].filter((o) => {
+    const p = JSON.parse(o) as Path;
+    const v = valueAt(live, p);
+    return !isItemMarker(p) && !(isMap(v) && Object.keys(v).length > 0);
+  });
   const out = structuredClone(live) as Record<string, unknown>;
   for (const p of previous ? fromFieldsV1(previous.fieldsV1) : []) {
     const k = JSON.stringify(p);
@@ -243,12 +295,15 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
 export function recordUpdate(prev: KubeObject, next: KubeObject, manager: string, apiVersion: string, now: string, subresource = ''): ManagedFieldsEntry[] | undefined {
   const managed = (prev.metadata as unknown as { managedFields?: ManagedFieldsEntry[] }).managedFields;
   if (!managed?.length) return undefined;
-  const nextPaths = appliedFields(next);
+  // A status write owns the status fields it changed (upstream: managers per subresource).
+  const scope = { includeStatus: subresource === 'status' };
+  const nextPaths = appliedFields(next, scope);
   const changed = nextPaths.filter((p) => isItemMarker(p)
     ? valueAt(prev, p) === undefined
     : !isDeepStrictEqual(valueAt(prev, p), valueAt(next, p)));
-  const removed = appliedFields(prev).filter((p) => valueAt(next, p) === undefined);
+  const removed = appliedFields(prev, scope).filter((p) => valueAt(next, p) === undefined);
   if (changed.length === 0 && removed.length === 0) return undefined;
+  withMapMarkers(changed, next, prev);
   const taken = [...changed, ...removed];
   const lost = (p: Path) => taken.some((t) => startsWith(p, t));
   const isMine = (m: ManagedFieldsEntry) => m.manager === manager && m.operation === 'Update' && (m.subresource ?? '') === subresource;
@@ -265,6 +320,28 @@ export function recordUpdate(prev: KubeObject, next: KubeObject, manager: string
     out.push({ manager, operation: 'Update', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(unique), ...(subresource ? { subresource } : {}) });
   }
   return out;
+}
+
+/**
+ * Update entries own the maps they created (`.` in FieldsV1: `f:labels: {.: {}, f:app: {}}`), as
+ * upstream's Update operations do for Go maps and pointers; approximated here as maps of
+ * scalars (labels, annotations, data, matchLabels, limits, rollingUpdate). Adds those map paths
+ * to paths (in place) where prev did not have the map.
+ */
+function withMapMarkers(paths: Path[], obj: unknown, prev: unknown): Path[] {
+  const seen = new Set(paths.map((p) => JSON.stringify(p)));
+  for (const p of [...paths]) {
+    for (let i = 1; i < p.length; i++) {
+      const prefix = p.slice(0, i);
+      if (!prefix[i - 1]!.startsWith('f:') || seen.has(JSON.stringify(prefix))) continue;
+      const v = valueAt(obj, prefix);
+      if (!isMap(v) || Object.keys(v).length === 0 || Object.values(v).some((x) => typeof x === 'object' && x !== null)) continue;
+      if (prev !== undefined && valueAt(prev, prefix) !== undefined) continue;
+      seen.add(JSON.stringify(prefix));
+      paths.push(prefix);
+    }
+  }
+  return paths;
 }
 
 const startsWith = (p: Path, prefix: Path) => prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
@@ -333,5 +410,41 @@ export function applyConflictError(conflicts: ApplyConflict[]): ApiError {
     for (const k of [...byManager.keys()].sort()) lines.push(`conflicts with ${k}:`, ...byManager.get(k)!.map((p) => `- ${p}`));
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
-  return new ApiError('Conflict', message, { details: { causes } });
+  return new ApplyConflictError(message, causes, conflicts);
+}
+
+/** The 409 of an apply, carrying its conflicts (for kubectl's client-side migration). */
+class ApplyConflictError extends ApiError {
+  constructor(message: string, causes: StatusCause[], readonly conflicts: ApplyConflict[]) { super('Conflict', message, { details: { causes } }); }
+}
+
+/**
+ * The managedFields of an object being created by a non-apply write (POST, or PUT creating):
+ * one Update entry for manager owning every field the object sets (upstream's field manager
+ * tracks creates: DefaultTrackOnCreateProbability = 1). Identity and status are not owned.
+ */
+export function managedFieldsForCreate(obj: KubeObject, manager: string, apiVersion: string, now: string, subresource = ''): ManagedFieldsEntry[] {
+  const paths = withMapMarkers(appliedFields(obj), obj, undefined);
+  if (paths.length === 0) return [];
+  return [{ manager, operation: 'Update', apiVersion, time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(paths), ...(subresource ? { subresource } : {}) }];
+}
+
+/** Longest field manager name (apimachinery FieldManagerMaxLength). */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * upstream managerOrUserAgent's fallback: the user agent before its first '/', printable
+ * characters only, at most 128 bytes ("kubectl/v1.32.0 (linux/amd64) …" → "kubectl",
+ * "OpenAPI-Generator/31.0.0/python" → "OpenAPI-Generator").
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const head = (userAgent ?? '').split('/')[0]!;
+  let out = '';
+  for (const ch of head) {
+    // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+    if (ch !== ' ' && !/^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
 }

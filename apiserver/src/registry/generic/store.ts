@@ -16,7 +16,7 @@ import type { UserInfo } from '../../auth/authentication.js';
 import { runMutatingAdmission, runValidatingAdmission, type AdmissionOperation, type AdmissionPlugin } from '../../admission/interfaces.js';
 import { defaultShouldDeleteDuringUpdate, metaOf, type RestStrategy, type StrategyContext, type UpdateTarget } from './strategy.js';
 import { formatTime, generateName } from './names.js';
-import { recordUpdate } from './apply.js';
+import { managedFieldsForCreate, recordUpdate } from './apply.js';
 import { rememberedJson } from '../../storage/encoded-json.js';
 
 // Objects and events from the watch cache are shared and deep-frozen, so their typed form and its
@@ -225,6 +225,7 @@ export class Store {
     let obj = this.checkIdentity(opts.bodyOwned ? body : structuredClone(body), namespace);
     if (obj.metadata.resourceVersion) throw new ApiError('BadRequest', 'resourceVersion should not be set on objects to be created');
     if (this.defaulterInPlace) obj = this.defaulterInPlace(this.resource, obj);   // obj is this call's own copy
+    this.trackCreate(rc, obj);
     await runMutatingAdmission(this.admission, this.attrs('CREATE', rc, obj, undefined, ''));
     const m = metaOf(obj);
     const generated = !m.name && !!m.generateName;
@@ -249,6 +250,18 @@ export class Store {
         throw this.rewrite(err, m.name!);
       }
     }
+  }
+
+  /**
+   * A create records its manager as the owner of every field it sets (upstream tracks every
+   * create), before mutating admission, whose changes nobody owns. A body that brings its own
+   * managedFields (server-side apply's create) keeps them.
+   */
+  private trackCreate(rc: RequestContext, obj: KubeObject): void {
+    const m = metaOf(obj);
+    if (m.managedFields?.length) return;
+    const entries = managedFieldsForCreate(obj, rc.fieldManager ?? 'unknown', apiVersionOf(this.resource), formatTime(this.clock.now()));
+    if (entries.length > 0) m.managedFields = entries as NonNullable<typeof m.managedFields>; else delete m.managedFields;
   }
 
   // ---- update ----
@@ -326,6 +339,7 @@ export class Store {
   private async prepareCreateOnUpdate(rc: RequestContext, namespace: string, candidate: KubeObject): Promise<KubeObject> {
     const ctx = this.ctxOf(rc);
     const obj = this.defaulter ? this.defaulter(this.resource, candidate) : candidate;
+    this.trackCreate(rc, obj);
     await runMutatingAdmission(this.admission, this.attrs('CREATE', rc, obj, undefined, ''));
     const m = metaOf(obj);
     m.uid = randomUUID();
@@ -359,6 +373,10 @@ export class Store {
       next = structuredClone(current);
       if (candidate['status'] === undefined) delete next['status']; else next['status'] = structuredClone(candidate['status']);
       this.strategy.prepareForStatusUpdate?.(next, current, ctx);
+      if (cm.managedFields?.length) {
+        const owners = recordUpdate(current, next, rc.fieldManager ?? 'unknown', apiVersionOf(this.resource), formatTime(this.clock.now()), 'status');
+        if (owners) metaOf(next).managedFields = owners as NonNullable<KubeObject['metadata']['managedFields']>;
+      }
     } else if (target === 'finalize') {
       next = structuredClone(current);
       const spec = (candidate['spec'] ?? {}) as Record<string, unknown>;

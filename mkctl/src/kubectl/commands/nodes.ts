@@ -75,7 +75,7 @@ export function registerNodes(program: Command, ctx: () => CliContext): void {
             break;
           } catch (e) {
             if (isNotFound(e) && !(await getOptional(c.client, Pods, ns, pn))) break;
-            if (e instanceof ApiError && e.code === 429 && Date.now() - start < deadline) {
+            if (e instanceof ApiError && e.reason === 'TooManyRequests' && Date.now() - start < deadline) {
               c.printErr(`error when evicting pods/"${pn}" -n "${ns}" (will retry after 5s): ${(e as ApiError).message}\n`);
               await new Promise((r) => setTimeout(r, 5000));
               continue;

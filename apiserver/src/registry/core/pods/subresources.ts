@@ -1,7 +1,7 @@
 /**
- * pods/binding (the scheduler's write) and pods/eviction (drain's graceful delete).
+ * pods/binding (the scheduler's write); pods/eviction lives in eviction.ts.
  */
-import { ApiError, type DeleteOptions, type KubeObject } from '@mk8s/api';
+import { ApiError, type KubeObject } from '@mk8s/api';
 import type { RequestContext, Store } from '../../generic/store.js';
 
 type Obj = Record<string, unknown>;
@@ -48,14 +48,4 @@ export async function bindPod(store: Store, rc: RequestContext, namespace: strin
   };
   if (rc.dryRun) return apply(await store.get(namespace, name));
   return store.mutate(namespace, name, apply);
-}
-
-/** Evicts a pod: a graceful delete with the Eviction's deleteOptions (no PodDisruptionBudgets yet). */
-export async function evictPod(store: Store, rc: RequestContext, namespace: string, name: string, eviction: Obj): Promise<void> {
-  const meta = (eviction['metadata'] ?? {}) as Obj;
-  if (meta['name'] !== undefined && meta['name'] !== name) {
-    throw new ApiError('BadRequest', `name in URL does not match name in Eviction object`);
-  }
-  const options = (eviction['deleteOptions'] ?? {}) as DeleteOptions;
-  await store.delete(rc, namespace, name, options);
 }
