@@ -4,6 +4,7 @@
 #   mk8s/pause:3.9        a static C pause (pause/pause.c; gcc -static), or busybox `sleep` without gcc
 #   mk8s/busybox:1.36     Debian's busybox-static with all applet links; also tagged busybox:latest, busybox:1.36
 #   mk8s/testserver:1.0   the host's node binary + its shared libraries + busybox + testserver/server.js
+#   mk8s/cluster-dns:dev  the same node + cluster-dns bundled into one file by esbuild (from cluster-dns/dist)
 # Idempotent and fast: an image is rebuilt only when missing or when its inputs changed (their
 # hash is kept in the image's MK8S_IMAGE_HASH env). Prints one line per image.
 set -euo pipefail
@@ -107,4 +108,34 @@ build_testserver() {
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 ensure mk8s/testserver:1.0 "$(hash_of "$NODE_BIN" "$BUSYBOX" "$here/testserver/server.js" "$here/build.sh")" build_testserver
+
+# --- cluster-dns ---------------------------------------------------------------------------
+# The add-on's code is bundled (esbuild, already a dependency) into one ESM file, so the image
+# carries no node_modules; CommonJS dependencies get a require() through createRequire.
+node_rootfs() {
+  local d="$1"
+  busybox_rootfs "$d"
+  mkdir -p "$d/app" "$d/usr/bin"
+  cp "$NODE_BIN" "$d/usr/bin/node"
+  for lib in $(ldd "$NODE_BIN" | grep -o '/[^ ]*' | sort -u); do
+    mkdir -p "$d$(dirname "$lib")"
+    cp -L "$lib" "$d$lib"
+  done
+}
+repo="$(cd "$here/.." && pwd)"
+if [ -f "$repo/cluster-dns/dist/main.js" ]; then
+  "$repo/node_modules/.bin/esbuild" "$repo/cluster-dns/dist/main.js" --bundle --platform=node --format=esm --target=node20 \
+    --outfile="$work/cluster-dns.mjs" --log-level=warning \
+    --banner:js="import { createRequire as __mk8sRequire } from 'node:module'; const require = __mk8sRequire(import.meta.url);"
+  build_cluster_dns() {
+    local d="$work/cluster-dns"
+    node_rootfs "$d"
+    cp "$work/cluster-dns.mjs" "$d/app/cluster-dns.mjs"
+    import_rootfs "$d" "$1" "$2" 'ENTRYPOINT ["/usr/bin/node", "/app/cluster-dns.mjs"]' 'EXPOSE 53/udp' 'EXPOSE 53/tcp' 'EXPOSE 9153' \
+      'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  }
+  ensure mk8s/cluster-dns:dev "$(hash_of "$NODE_BIN" "$BUSYBOX" "$work/cluster-dns.mjs" "$here/build.sh")" build_cluster_dns
+else
+  echo "images: mk8s/cluster-dns:dev skipped (cluster-dns/dist/main.js missing: run npx tsc -b first)" >&2
+fi
 bash "$here/compose/build.sh"   # mk8s/compose-base:dev + mk8s/compose:dev (docker-compose.yml)

@@ -15,3 +15,4 @@ export * from './equality.js';
 export { humanDuration, translateTimestampSince } from './duration.js';
 export * from './storage/volume-util.js';
 export { queryBool, type QueryValue } from './query.js';
+export * from './quota/index.js';

@@ -93,6 +93,8 @@ export const PersistentVolumes = define<core.PersistentVolume>({ group: '', vers
 export const PersistentVolumeClaims = define<core.PersistentVolumeClaim>({ group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], subresources: ['status'] });
 export const StorageClasses = define<storage.StorageClass>({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', resource: 'storageclasses', namespaced: false, shortNames: ['sc'] });
 export const ReplicationControllers = define<core.ReplicationController>({ group: '', version: 'v1', kind: 'ReplicationController', resource: 'replicationcontrollers', namespaced: true, shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'] });
+export const ResourceQuotas = define<core.ResourceQuota>({ group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', namespaced: true, shortNames: ['quota'], subresources: ['status'] });
+export const LimitRanges = define<core.LimitRange>({ group: '', version: 'v1', kind: 'LimitRange', resource: 'limitranges', namespaced: true, shortNames: ['limits'] });
 export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
 
 export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
@@ -102,7 +104,7 @@ export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rba
 
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
-  Pods, ReplicationControllers, PodTemplates, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
+  Pods, ReplicationControllers, PodTemplates, ResourceQuotas, LimitRanges, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,

@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, Namespaces, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -22,6 +22,8 @@ import { DefaultPodFields } from './admission/plugins/pod-defaults.js';
 import { Priority, SYSTEM_PRIORITY_CLASSES } from './admission/plugins/priority.js';
 import { ServiceAccountAdmission } from './admission/plugins/service-account.js';
 import { PodSecurity } from './admission/plugins/pod-security.js';
+import { LimitRanger } from './admission/plugins/limit-ranger.js';
+import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
@@ -190,6 +192,18 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       getNamespace: (name) => lifecycle.getNamespace(name),
       listPods: async (ns) => (await registry!.get(Pods)!.list(ns, { resourceVersion: '0' })).items,
       audit: (e) => o.logger.info(e, 'PodSecurity audit violation'),
+    }));
+  }
+  if (enabled.includes('LimitRanger')) {
+    optional.push(new LimitRanger({ listLimitRanges: async (ns) => (await registry!.get(LimitRanges)!.list(ns, { resourceVersion: '0' })).items }));
+  }
+  if (enabled.includes('ResourceQuota')) {
+    // Charged with the apiserver's own identity, as upstream's loopback client does.
+    const self: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
+    optional.push(new ResourceQuotaAdmission({
+      listQuotas: async (ns, live) => (await registry!.get(ResourceQuotas)!.list(ns, live ? {} : { resourceVersion: '0' })).items,
+      updateQuotaStatus: async (q) => { await registry!.get(ResourceQuotas)!.update({ ...self, warnings: [] }, q.metadata.namespace ?? '', q.metadata.name, q, 'status'); },
+      now: () => clock.now(),
     }));
   }
   registry = createRegistry({

@@ -33,6 +33,11 @@ export interface ClusterDnsConfig {
   pods?: PodsMode;
   /** @default 5 */
   ttl?: number;
+  /**
+   * After the stop signal, keep answering this long with /readyz failing (CoreDNS' health
+   * lameduck): the Service drops this replica before its socket closes. @default 0
+   */
+  lameduckMs?: number;
   /** The kube-dns Service IP (apex NS glue). */
   nameserverIp?: string;
   logger?: Logger;
@@ -76,10 +81,11 @@ export function createClusterDns(cfg: ClusterDnsConfig): ClusterDnsComponent {
     async run(signal) {
       const dns = new DnsServer({ store: cache.store, port: cfg.port ?? 53, host: cfg.bindAddress ?? '0.0.0.0', metrics, logger: log, ...(cfg.upstream ? { upstream: cfg.upstream } : {}) });
       let health: { close(): Promise<void> } | undefined;
+      let draining = false;
       try {
         // Health first: the kubelet's liveness probe must answer while the caches fill.
         if ((cfg.healthPort ?? 9153) >= 0) {
-          const h = await serveHealth({ port: cfg.healthPort ?? 9153, host: cfg.healthBindAddress ?? '0.0.0.0', registry, isReady: () => cache.hasSynced() });
+          const h = await serveHealth({ port: cfg.healthPort ?? 9153, host: cfg.healthBindAddress ?? '0.0.0.0', registry, isReady: () => cache.hasSynced() && !draining });
           health = h;
           resolveHealth(h.port);
         }
@@ -94,6 +100,11 @@ export function createClusterDns(cfg: ClusterDnsConfig): ClusterDnsComponent {
         log.info({ records: cache.store.size() }, 'Synced caches, ready');
         markReady();
         await new Promise<void>((r) => { if (signal.aborted) r(); else signal.addEventListener('abort', () => r(), { once: true }); });
+        if (cfg.lameduckMs) {
+          draining = true;
+          log.info({ lameduckMs: cfg.lameduckMs }, 'Stopping: not ready, still answering (lameduck)');
+          await new Promise((r) => setTimeout(r, cfg.lameduckMs));
+        }
       } finally {
         await dns.close();
         await health?.close();

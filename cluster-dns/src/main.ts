@@ -10,6 +10,8 @@ import type { PodsMode } from './record-store.js';
 
 const flags = parseFlags(process.argv.slice(2), {
   kubeconfig: { type: 'string' },
+  // A plain URL and no credentials: clusters without authentication (the compose cluster).
+  server: { type: 'string' },
   'cluster-domain': { type: 'string', default: 'cluster.local' },
   port: { type: 'string', default: '53' },
   'bind-address': { type: 'string', default: '0.0.0.0' },
@@ -19,15 +21,24 @@ const flags = parseFlags(process.argv.slice(2), {
   pods: { type: 'string', default: 'insecure' },
   ttl: { type: 'string', default: '5' },
   'nameserver-ip': { type: 'string' },
+  lameduck: { type: 'string', default: '5s' },
   'log-level': { type: 'string', default: 'info' },
 });
+/** "5s", "500ms", "1m"; a bare number is seconds. */
+function durationMs(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(s.trim());
+  if (!m) throw new Error(`invalid duration "${s}"`);
+  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000 }[m[2] ?? 's'] ?? 1000);
+}
 const logger = createLogger({ component: 'cluster-dns', level: flags['log-level'] ?? 'info' });
 const pods = flags.pods as PodsMode;
 if (!['insecure', 'verified', 'disabled'].includes(pods)) { logger.error({ pods }, '--pods must be insecure, verified or disabled'); process.exit(2); }
 
-const client = flags.kubeconfig
-  ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger })
-  : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger });
+const client = flags.server
+  ? createClientset({ server: flags.server, userAgent: 'cluster-dns', logger })
+  : flags.kubeconfig
+    ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger })
+    : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger });
 const dns = createClusterDns({
   client,
   clusterDomain: flags['cluster-domain'] ?? 'cluster.local',
@@ -37,6 +48,7 @@ const dns = createClusterDns({
   healthBindAddress: flags['health-bind-address'] ?? '0.0.0.0',
   pods,
   ttl: Number(flags.ttl),
+  lameduckMs: durationMs(flags.lameduck ?? '5s'),
   ...(flags.upstream ? { upstream: flags.upstream } : {}),
   ...(flags['nameserver-ip'] ? { nameserverIp: flags['nameserver-ip'] } : {}),
   logger,

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { selectControllers } from './manager.js';
 
 test('--controllers selects like upstream: *, names, aliases and -exclusions', () => {
-  assert.deepEqual(selectControllers(['*']), ['replicaset', 'replicationcontroller', 'deployment', 'garbagecollector', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle', 'serviceaccount', 'root-ca-cert-publisher', 'persistentvolume-binder', 'persistentvolumeclaim-protection', 'persistentvolume-protection', 'nodeipam', 'daemonset', 'statefulset', 'disruption']);
-  assert.deepEqual(selectControllers(['*,-nodeipam,-garbage-collector-controller']), ['replicaset', 'replicationcontroller', 'deployment', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle', 'serviceaccount', 'root-ca-cert-publisher', 'persistentvolume-binder', 'persistentvolumeclaim-protection', 'persistentvolume-protection', 'daemonset', 'statefulset', 'disruption']);
+  assert.deepEqual(selectControllers(['*']), ['replicaset', 'replicationcontroller', 'resourcequota', 'deployment', 'garbagecollector', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle', 'serviceaccount', 'root-ca-cert-publisher', 'persistentvolume-binder', 'persistentvolumeclaim-protection', 'persistentvolume-protection', 'nodeipam', 'daemonset', 'statefulset', 'disruption']);
+  assert.deepEqual(selectControllers(['*,-nodeipam,-garbage-collector-controller']), ['replicaset', 'replicationcontroller', 'resourcequota', 'deployment', 'namespace', 'endpoints', 'endpointslice', 'nodelifecycle', 'serviceaccount', 'root-ca-cert-publisher', 'persistentvolume-binder', 'persistentvolumeclaim-protection', 'persistentvolume-protection', 'daemonset', 'statefulset', 'disruption']);
   assert.deepEqual(selectControllers(['serviceaccount-controller', 'root-ca-certificate-publisher-controller']), ['serviceaccount', 'root-ca-cert-publisher']);
   assert.deepEqual(selectControllers(['deployment-controller', 'replicaset']), ['replicaset', 'deployment']);
   assert.throws(() => selectControllers(['nope']), /not in the list of known controllers/);

@@ -20,6 +20,7 @@ import { NodeIpamController } from './controllers/nodeipam/nodeipam.js';
 import { NodeLifecycleController } from './controllers/nodelifecycle/nodelifecycle.js';
 import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
+import { ResourceQuotaController } from './controllers/resourcequota/resourcequota.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
 import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
@@ -83,6 +84,7 @@ type Factory = (ctx: ControllerContext, cfg: ControllerManagerConfig) => Control
 export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Factory; aliases: string[] }> = {
   replicaset: { component: 'replicaset-controller', aliases: ['replicaset-controller'], create: (ctx) => new ReplicaSetController(ctx) },
   replicationcontroller: { component: 'replication-controller', aliases: ['replicationcontroller-controller'], create: (ctx) => createReplicationManager(ctx) },
+  resourcequota: { component: 'resourcequota-controller', aliases: ['resourcequota-controller', 'resource-quota-controller'], create: (ctx) => new ResourceQuotaController(ctx) },
   deployment: { component: 'deployment-controller', aliases: ['deployment-controller'], create: (ctx) => new DeploymentController(ctx) },
   garbagecollector: { component: 'garbage-collector-controller', aliases: ['garbage-collector-controller'], create: (ctx) => new GarbageCollector(ctx) },
   namespace: { component: 'namespace-controller', aliases: ['namespace-controller'], create: (ctx) => new NamespaceController(ctx) },

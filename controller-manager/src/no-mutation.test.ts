@@ -20,6 +20,7 @@ import { DisruptionController } from './controllers/disruption/disruption.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
+import { ResourceQuotaController } from './controllers/resourcequota/resourcequota.js';
 
 function deepFreeze(o: unknown): void {
   if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
@@ -37,6 +38,7 @@ const objects = (): KubeObject[] => [
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan', namespace: 'default', labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] }, status: { phase: 'Running', podIP: '10.244.0.5', conditions: [{ type: 'Ready', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned', namespace: 'default', labels: { app: 'other' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'gone', controller: true }] }, spec: { nodeName: 'n1', containers: [{ name: 'c' }], tolerations: [{ key: 'x', operator: 'Exists', effect: 'NoSchedule' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
   { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web-rc', namespace: 'default', generation: 1 }, spec: { replicas: 2, selector: { app: 'web', 'pod-template-hash': 'old' }, template: { metadata: { labels: { app: 'web', 'pod-template-hash': 'old' } }, spec: { containers: [{ name: 'c', image: 'v1' }] } } }, status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True' }] } },
+  { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'default' }, spec: { hard: { pods: '10', 'requests.cpu': '2', 'count/deployments.apps': '3' } }, status: { hard: { pods: '10' }, used: { pods: '9' } } },
   { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default', labels: { l: 'v' } }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'topology.kubernetes.io/zone': 'a' } }, spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2023-01-01T00:00:00Z' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2023-01-01T00:00:00Z' }] } },
@@ -59,6 +61,7 @@ const objects = (): KubeObject[] => [
 const builders: [string, string[], (ctx: ControllerContext) => { reconcile(k: string, s: AbortSignal): Promise<unknown> }][] = [
   ['replicaset', ['default/web-old'], (ctx) => new ReplicaSetController(ctx)],
   ['replicationcontroller', ['default/web-rc'], (ctx) => createReplicationManager(ctx)],
+  ['resourcequota', ['default/q'], (ctx) => new ResourceQuotaController(ctx)],
   ['deployment', ['default/web'], (ctx) => new DeploymentController(ctx)],
   ['endpoints', ['default/web'], (ctx) => new EndpointsController(ctx)],
   ['endpointslice', ['default/web'], (ctx) => new EndpointSliceController(ctx)],

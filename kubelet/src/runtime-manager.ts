@@ -23,7 +23,8 @@ import { computePodActions, createKey, podFullName, sandboxKey, type PodActions,
 import type { ProbeManager, Prober } from './prober.js';
 import { containerConfig, sandboxConfig } from './sandbox-config.js';
 import { containersNamed, type PodRuntimeState, type Waiting } from './status.js';
-import { VolumeError, containerMounts, setupVolumes, removePodDir } from './volumes.js';
+import { VolumeError, containerMounts, podDir, setupVolumes, removePodDir } from './volumes.js';
+import { etcHostsContent, etcHostsMounts, writeEtcHosts } from './dns.js';
 
 export interface RuntimeManagerOptions {
   runtime: RuntimeService;
@@ -192,6 +193,8 @@ export class KubeRuntimeManager {
     }
     const podIP = rt.sandboxStatus?.network?.ip ?? '';
     const sbConfig = this.sandboxConfig(pod, attempt);
+    // The managed /etc/hosts (the pod's own name): written once its IP is known, mounted into each container.
+    if (podIP && !pod.spec?.hostNetwork) await writeEtcHosts(podDir(this.o.rootDir, uid), etcHostsContent(pod, [podIP], this.o.clusterDomain ?? 'cluster.local'));
 
     const started: string[] = [];
     for (const s of plan.containersToStart) {
@@ -243,7 +246,8 @@ export class KubeRuntimeManager {
     let config;
     try {
       const envs = await makeEnvironment(c, { pod, podIP: ctx.podIP, podIPs: ctx.podIP ? [ctx.podIP] : [], hostIP: this.o.nodeIP(), nodeName: this.o.nodeName }, this.o.configs);
-      config = containerConfig(pod, c, { restartCount: s.restartCount, init: s.init, envs, mounts: containerMounts(c, ctx.volumes) });
+      const mounts = [...containerMounts(c, ctx.volumes), ...etcHostsMounts(pod, c, ctx.podIP ? [ctx.podIP] : [], podDir(this.o.rootDir, uid))];
+      config = containerConfig(pod, c, { restartCount: s.restartCount, init: s.init, envs, mounts });
     } catch (err) {
       if (!(err instanceof ContainerConfigError) && !(err instanceof VolumeError)) throw err;
       // Upstream retries at the next sync: no container is made, so nothing to back off.

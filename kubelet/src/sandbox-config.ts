@@ -12,6 +12,7 @@ import {
   PRESTOP_ANNOTATION, RESTART_COUNT_ANNOTATION, TERMINATION_MESSAGE_PATH_ANNOTATION,
 } from './labels.js';
 import { specHash } from './pod-actions.js';
+import { podDnsConfig, podHostname } from './dns.js';
 
 export interface SandboxConfigOptions {
   /** @default ['10.96.0.10'] */
@@ -23,21 +24,11 @@ export interface SandboxConfigOptions {
 export function sandboxConfig(pod: Pod, attempt: number, o: SandboxConfigOptions = {}): PodSandboxConfig {
   const m = pod.metadata ?? {};
   const ns = m.namespace ?? 'default';
-  const domain = o.clusterDomain ?? 'cluster.local';
-  const policy = pod.spec?.dnsPolicy ?? 'ClusterFirst';
-  const dns = pod.spec?.hostNetwork && policy !== 'ClusterFirstWithHostNet' ? undefined : policy === 'None' ? {
-    servers: pod.spec?.dnsConfig?.nameservers ?? [], searches: pod.spec?.dnsConfig?.searches ?? [],
-    options: (pod.spec?.dnsConfig?.options ?? []).map((x) => (x.value ? `${x.name}:${x.value}` : x.name ?? '')),
-  } : policy === 'Default' ? undefined : {
-    servers: o.clusterDNS ?? ['10.96.0.10'],
-    searches: [`${ns}.svc.${domain}`, `svc.${domain}`, domain, ...(pod.spec?.dnsConfig?.searches ?? [])],
-    options: ['ndots:5'],
-  };
-  const hostname = pod.spec?.hostname ?? m.name ?? '';
+  const dns = podDnsConfig(pod, { clusterDNS: o.clusterDNS ?? ['10.96.0.10'], clusterDomain: o.clusterDomain ?? 'cluster.local' });
   const sysctls = Object.fromEntries((pod.spec?.securityContext?.sysctls ?? []).map((x) => [x.name, x.value]));
   return {
     metadata: { name: m.name ?? '', namespace: ns, uid: m.uid ?? '', attempt },
-    hostname: pod.spec?.hostNetwork ? '' : hostname.slice(0, 63),
+    hostname: pod.spec?.hostNetwork ? '' : podHostname(pod),
     ...(dns ? { dnsConfig: dns } : {}),
     labels: { ...(m.labels ?? {}), [POD_NAME_LABEL]: m.name ?? '', [POD_NAMESPACE_LABEL]: ns, [POD_UID_LABEL]: m.uid ?? '' },
     annotations: { ...(m.annotations ?? {}) },

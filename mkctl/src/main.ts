@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { clusterDown, clusterStatus, clusterUp, nodeCredentials } from './cluster/cluster.js';
+import { ensureAddons } from './cluster/addons.js';
+import { statePaths } from './cluster/paths.js';
 import { registerKubectlCommands } from './kubectl/register.js';
 import { registerNodeCommands } from './node/command.js';
 import { CliContext, type GlobalFlags } from './kubectl/context.js';
@@ -18,6 +20,14 @@ cluster.command('credentials').description('issue the certificates a machine nee
   .requiredOption('--node-name <name>', 'the Node name').requiredOption('--node-ip <ip>', "the node's address (in its kubelet serving certificate)")
   .requiredOption('--out <dir>', 'where to write ca.crt, node.crt/key, kubelet-serving.crt/key, kube-proxy.crt/key')
   .action(async (o: { nodeName: string; nodeIp: string; out: string }) => { await nodeCredentials({ nodeName: o.nodeName, nodeIp: o.nodeIp, outDir: o.out }); });
+cluster.command('addons').description('apply the add-on manifests (cluster DNS) and wait for them (cluster up does this; the compose cluster runs it once)')
+  .option('--server <url>', 'the apiserver, plain and without credentials (else the local cluster\'s admin kubeconfig)')
+  .option('--addon-apiserver <url>', 'how add-on pods reach the apiserver when not through their ServiceAccount: --server URL for them')
+  .option('--timeout <seconds>', 'how long to wait for the add-ons', '300')
+  .action(async (o: { server?: string; addonApiserver?: string; timeout: string }) => {
+    const p = statePaths();
+    await ensureAddons({ root: p.root, ...(o.server ? { server: o.server } : { kubeconfig: p.kubeconfig }), ...(o.addonApiserver ? { addonApiserver: o.addonApiserver } : {}), out: (l) => console.log(l), timeoutMs: Number(o.timeout) * 1000 });
+  });
 cluster.command('status').description("report each component's health")
   .action(async () => { if (!(await clusterStatus())) process.exitCode = 1; });
 

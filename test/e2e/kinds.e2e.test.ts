@@ -1,6 +1,7 @@
 /**
  * Issue 14's "kinds kubectl's everyday commands expect", with the real kubectl: ReplicationControllers
- * (`get all`, `scale rc`) and PodTemplates. One namespace, deleted afterwards.
+ * (`get all`, `scale rc`), PodTemplates, ResourceQuotas (`create quota`, `describe quota`, the 403 past
+ * it) and LimitRanges (defaults filled in). One namespace, deleted afterwards.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,5 +59,53 @@ template:
   spec: { containers: [{ name: c, image: busybox }] }
 `);
     assert.match(k(['get', 'podtemplates']), /^NAME\s+CONTAINERS\s+IMAGES\s+POD LABELS\ntpl\s+c\s+busybox\s+a=b/m);
+  });
+
+  test('kubectl create quota: the controller fills status, describe shows it, admission refuses past it', async () => {
+    assert.match(k(['create', 'quota', 'q', '--hard=count/configmaps=3,pods=10']), /resourcequota\/q created/);
+    const used = () => jsonOf('get', 'quota', 'q').status?.used as Record<string, string> | undefined;
+    // kube-root-ca.crt is already there.
+    await waitFor(() => used()?.['count/configmaps'] === '1', { timeoutMs: 30_000, what: 'quota status.used computed' });
+    k(['create', 'configmap', 'a']);
+    k(['create', 'configmap', 'b']);
+    const over = kubectl(['-n', ns, 'create', 'configmap', 'c']);
+    assert.notEqual(over.code, 0);
+    assert.match(over.stderr, /configmaps "c" is forbidden: exceeded quota: q, requested: count\/configmaps=1, used: count\/configmaps=3, limited: count\/configmaps=3/);
+    assert.match(k(['describe', 'quota', 'q']), /Resource\s+Used\s+Hard\n-+\s+-+\s+-+\ncount\/configmaps\s+3\s+3\npods\s+\d+\s+10/);
+    assert.match(k(['get', 'quota']), /^NAME\s+AGE\s+REQUEST\s+LIMIT\nq\s+\S+\s+count\/configmaps: 3\/3, pods: \d+\/10\s*$/m);
+    // Deleting releases the usage (the controller recounts).
+    k(['delete', 'configmap', 'a']);
+    await waitFor(() => used()?.['count/configmaps'] === '2', { timeoutMs: 30_000, what: 'quota usage released' });
+    k(['delete', 'quota', 'q']);
+  });
+
+  test('a LimitRange fills container defaults and refuses more than its max', () => {
+    k(['apply', '-f', '-'], `
+apiVersion: v1
+kind: LimitRange
+metadata: { name: lr }
+spec:
+  limits:
+  - type: Container
+    max: { cpu: 500m }
+    defaultRequest: { cpu: 100m, memory: 32Mi }
+    default: { memory: 64Mi }
+`);
+    const lr = jsonOf('get', 'limits', 'lr');
+    assert.deepEqual(lr.spec.limits[0].default, { cpu: '500m', memory: '64Mi' });
+    k(['run', 'lr-pod', '--image=busybox', '--restart=Never', '--command', '--', 'true']);
+    const p = jsonOf('get', 'pod', 'lr-pod');
+    assert.deepEqual(p.spec.containers[0].resources, { limits: { cpu: '500m', memory: '64Mi' }, requests: { cpu: '100m', memory: '32Mi' } });
+    assert.match(p.metadata.annotations['kubernetes.io/limit-ranger'], /^LimitRanger plugin set: cpu, memory request for container lr-pod; cpu, memory limit for container lr-pod$/);
+    const big = kubectl(['-n', ns, 'apply', '-f', '-'], { input: `
+apiVersion: v1
+kind: Pod
+metadata: { name: big }
+spec: { restartPolicy: Never, containers: [{ name: c, image: busybox, command: ['true'], resources: { limits: { cpu: '1' } } }] }
+` });
+    assert.notEqual(big.code, 0);
+    assert.match(big.stderr, /pods "big" is forbidden: maximum cpu usage per Container is 500m, but limit is 1/);
+    k(['delete', 'limits', 'lr']);
+    k(['delete', 'pod', 'lr-pod', '--wait=false']);
   });
 });

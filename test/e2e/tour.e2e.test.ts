@@ -84,6 +84,9 @@ test('3. the Service answers from inside the cluster', async () => {
   // Debian's busybox wget segfaults on -T: bound the request with timeout instead.
   const body = await waitFor(() => { const r = mk(['exec', 'client', '--', 'timeout', '3', 'wget', '-qO-', `http://${ip}/echo?msg=tour`]); return r.code === 0 ? r.stdout : undefined; }, { timeoutMs: 60_000, intervalMs: 1000, what: 'the Service to answer' });
   assert.equal(body.trim(), 'tour');
+  // By name: cluster DNS (kube-dns) answers the ClusterIP through the pod's resolv.conf search list.
+  const byName = await waitFor(() => { const r = mk(['exec', 'client', '--', 'timeout', '3', 'wget', '-qO-', 'http://web/echo?msg=by-name']); return r.code === 0 ? r.stdout : undefined; }, { timeoutMs: 30_000, intervalMs: 1000, what: 'http://web/ to answer' });
+  assert.equal(byName.trim(), 'by-name');
 });
 
 test('4. kill a pod and watch it come back', async () => {

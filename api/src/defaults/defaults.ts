@@ -5,6 +5,7 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
 import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
@@ -140,6 +141,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/endpoints': defaultEndpoints,
   'apps/deployments': defaultDeployment,
   '/replicationcontrollers': defaultReplicationController,
+  '/limitranges': (lr) => { for (const item of arr(lr.spec?.limits)) { defaultLimitRangeItem(item); for (const k of ['min', 'max', 'default', 'defaultRequest', 'maxLimitRequestRatio']) canonicalizeResourceList(item[k]); } },
+  '/resourcequotas': (rq) => { canonicalizeResourceList(rq.spec?.hard); canonicalizeResourceList(rq.status?.hard); canonicalizeResourceList(rq.status?.used); },
   '/podtemplates': (pt) => { if (isObj(pt.template)) defaultPodTemplate(pt.template); },
   'apps/replicasets': defaultReplicaSet,
   'apps/daemonsets': (o) => defaultDaemonSet(o, defaultPodTemplate),

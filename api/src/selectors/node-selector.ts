@@ -64,3 +64,51 @@ export function findUntoleratedTaint(taints: readonly Taint[] | undefined, toler
   }
   return undefined;
 }
+
+/** AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates, so node conditions do not evict it. */
+export function daemonPodTolerations(spec: PodSpec): Toleration[] {
+  const add: Toleration[] = [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
+    { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
+    { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
+  ];
+  if (spec.hostNetwork) add.push({ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' });
+  const out = structuredClone((spec.tolerations ?? []) as Toleration[]);
+  for (const t of add) {
+    // AddOrUpdateTolerationInPodSpec: one with the same key/operator/value/effect is replaced.
+    const i = out.findIndex((o) => o.key === t.key && (o.operator ?? 'Equal') === t.operator && (o.value ?? '') === '' && o.effect === t.effect);
+    if (i >= 0) out[i] = t; else out.push(t);
+  }
+  return out;
+}
+
+/** Why a node does not get (or keep) the daemon pod; undefined when it should run there. */
+export type NodeUnfitReason = { reason: 'NodeName' | 'NodeAffinity' | 'Taint'; message: string };
+
+/**
+ * NodeShouldRunDaemonPod: shouldRun (a pod should be created there) and shouldContinueRunning (an
+ * existing one may stay: a NoSchedule taint added later keeps it; an untolerated NoExecute does not).
+ */
+export interface DaemonPodFit { shouldRun: boolean; shouldContinueRunning: boolean; unfit?: NodeUnfitReason }
+
+export function daemonPodFitsNode(templateSpec: PodSpec | undefined, node: NodeLike): DaemonPodFit {
+  const spec = templateSpec ?? { containers: [] };
+  if (spec.nodeName && spec.nodeName !== node.metadata?.name) {
+    return { shouldRun: false, shouldContinueRunning: false, unfit: { reason: 'NodeName', message: `the template's nodeName is ${spec.nodeName}` } };
+  }
+  if (!podSpecMatchesNode(spec, node)) {
+    return { shouldRun: false, shouldContinueRunning: false, unfit: { reason: 'NodeAffinity', message: "node(s) didn't match Pod's node affinity/selector" } };
+  }
+  const tolerations = daemonPodTolerations(spec);
+  const taints = ('spec' in node ? node.spec?.taints : undefined) ?? [];
+  const blocking = findUntoleratedTaint(taints, tolerations, (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+  if (blocking) {
+    const noExecute = findUntoleratedTaint(taints, tolerations, (t) => t.effect === 'NoExecute');
+    return { shouldRun: false, shouldContinueRunning: !noExecute, unfit: { reason: 'Taint', message: `node(s) had untolerated taint {${blocking.key}: ${blocking.value ?? ''}}` } };
+  }
+  return { shouldRun: true, shouldContinueRunning: true };
+}
+

@@ -20,6 +20,7 @@ import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersis
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
+import { validateLimitRange, validateResourceQuota } from './quota.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -41,6 +42,8 @@ const RULES: Record<string, KindRules> = {
   '/serviceaccounts': { name: nameIsDNSSubdomain },
   '/replicationcontrollers': { name: nameIsDNSSubdomain, validate: validateReplicationControllerSpec },
   '/podtemplates': { name: nameIsDNSSubdomain, validate: validatePodTemplateObject },
+  '/resourcequotas': { name: nameIsDNSSubdomain, validate: validateResourceQuota },
+  '/limitranges': { name: nameIsDNSSubdomain, validate: validateLimitRange },
   'apps/deployments': { name: nameIsDNSSubdomain, validate: validateDeploymentSpec, validateUpdate: validateSelectorImmutable },
   'apps/replicasets': { name: nameIsDNSSubdomain, validate: validateReplicaSetSpec, validateUpdate: validateSelectorImmutable },
   'apps/daemonsets': { name: nameIsDNSSubdomain, validate: validateDaemonSet, validateUpdate: validateDaemonSetUpdate },

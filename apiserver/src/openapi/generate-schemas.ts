@@ -40,6 +40,7 @@ const ROOTS = [
   'core/v1:ConfigMap', 'core/v1:ConfigMapList', 'core/v1:Secret', 'core/v1:SecretList', 'core/v1:Namespace', 'core/v1:NamespaceList',
   'core/v1:Node', 'core/v1:NodeList', 'core/v1:Event', 'core/v1:EventList', 'core/v1:ServiceAccount', 'core/v1:ServiceAccountList',
   'core/v1:Binding', 'core/v1:PodTemplate', 'core/v1:PodTemplateList',
+  'core/v1:ResourceQuota', 'core/v1:ResourceQuotaList', 'core/v1:LimitRange', 'core/v1:LimitRangeList',
   'apps/v1:Deployment', 'apps/v1:DeploymentList', 'apps/v1:ReplicaSet', 'apps/v1:ReplicaSetList',
   'coordination/v1:Lease', 'coordination/v1:LeaseList', 'discovery/v1:EndpointSlice', 'discovery/v1:EndpointSliceList',
   'scheduling/v1:PriorityClass', 'scheduling/v1:PriorityClassList', 'autoscaling/v1:Scale', 'policy/v1:Eviction',

@@ -4,7 +4,8 @@
  * after upstream's printers.go. Local minimal shapes: only the fields the columns read.
  */
 import type { Container } from '@mk8s/api';
-import { NAME, col, define, formatLabels, type Printer } from './printer-kit.js';
+import { canonicalQuantity } from '@mk8s/api';
+import { AGE, NAME, age, col, define, formatLabels, type Printer } from './printer-kit.js';
 
 interface PodTemplate { template?: { metadata?: { labels?: Record<string, string> }; spec?: { containers?: Container[] } } }
 
@@ -18,7 +19,33 @@ const podTemplatePrinter = define<PodTemplate>([
   return [meta.metadata.name, cs.map((c) => c.name).join(','), cs.map((c) => c.image ?? '').join(','), formatLabels(pt.template?.metadata?.labels)];
 });
 
+interface ResourceQuota { status?: { hard?: Record<string, string>; used?: Record<string, string> } }
+
+const quantityText = (v: string | undefined): string => { try { return canonicalQuantity(v ?? '0'); } catch { return String(v); } };
+
+/** printResourceQuota: `name: used/hard` pairs, limits.* in LIMIT and the rest in REQUEST, sorted by name. */
+const resourceQuotaPrinter = define<ResourceQuota>([
+  NAME, AGE,
+  col('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
+  col('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+], (rq, meta, now) => {
+  const hard = rq.status?.hard ?? {}, used = rq.status?.used ?? {};
+  const request: string[] = [], limit: string[] = [];
+  for (const r of Object.keys(hard).sort()) {
+    const pieces = r.split('.');
+    (pieces.length > 1 && pieces[0] === 'limits' ? limit : request).push(`${r}: ${quantityText(used[r])}/${quantityText(hard[r])}`);
+  }
+  return [meta.metadata.name, age(meta, now), request.join(', '), limit.join(', ')];
+});
+
+const limitRangePrinter = define<object>([
+  NAME,
+  col('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'),
+], (_lr, meta) => [meta.metadata.name, meta.metadata.creationTimestamp ?? null]);
+
 /** group/resource → printer. */
 export const ADMIN_PRINTERS: Record<string, Printer> = {
   '/podtemplates': podTemplatePrinter,
+  '/resourcequotas': resourceQuotaPrinter,
+  '/limitranges': limitRangePrinter,
 };

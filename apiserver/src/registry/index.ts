@@ -30,6 +30,7 @@ import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/str
 import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
+import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -38,7 +39,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   ...RBAC_STRATEGIES,
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
-  replicationControllerStrategy, podTemplateStrategy,
+  replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
 ];
 
 /** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */

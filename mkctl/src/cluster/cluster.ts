@@ -20,6 +20,7 @@ import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, et
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
+import { ensureAddons } from './addons.js';
 
 export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
 
@@ -78,7 +79,7 @@ function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
 /** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
 function admissionArgs(pki: PkiPaths): string[] {
   return [
-    '--enable-admission-plugins', 'NamespaceLifecycle,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds',
+    '--enable-admission-plugins', 'NamespaceLifecycle,LimitRanger,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds,ResourceQuota',
     '--service-account-signing-key-file', pki.serviceAccount.key,
   ];
 }
@@ -244,6 +245,10 @@ export async function clusterUp(o: UpOptions): Promise<void> {
     // The shim first: the kubelet needs its socket.
     await ensureRunning(comps.filter((m) => m.spec.name.endsWith('cri-docker')), p, out, timeoutMs);
     await ensureRunning(comps.filter((m) => !m.spec.name.endsWith('cri-docker')), p, out, timeoutMs);
+  }
+  if (nodes.length > 0 && script(p, 'kubelet')) {
+    out('Add-ons:');
+    await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
   }
   writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name) }, null, 2));
   out('');

@@ -10,7 +10,8 @@ import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { listObjects } from '../kubectl/api-helpers.js';
 import { statePaths } from '../cluster/paths.js';
-import { checkNetwork, formatReports, type ApiView, type NodeObservation } from './network-check.js';
+import { DNS_CHECK_SERVICE, checkNetwork, formatReports, type ApiView, type NodeObservation } from './network-check.js';
+import { probeDns } from './dns-probe.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +37,7 @@ async function observe(node: string, ipamDir: string): Promise<NodeObservation> 
     if (br) o.bridge = { up: br.flags.includes('UP'), addrs: br.addr_info.filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`) };
     o.routes = (await run('ip', ['-n', ns, 'route'], { timeout: 5000 })).stdout.split('\n').filter(Boolean);
     o.nat = (await run('ip', ['netns', 'exec', ns, 'iptables-save', '-t', 'nat'], { timeout: 10_000, maxBuffer: 64 << 20 })).stdout;
+    o.dns = await probeDns(node, `${DNS_CHECK_SERVICE.name}.${DNS_CHECK_SERVICE.namespace}.svc.cluster.local`);
   } catch (e) {
     o.error = e instanceof Error ? e.message.split('\n')[0]! : String(e);
   }
@@ -44,7 +46,7 @@ async function observe(node: string, ipamDir: string): Promise<NodeObservation> 
 
 export function registerDoctor(program: Command, ctx: () => CliContext): void {
   const doctor = program.command('doctor').description('check the cluster for inconsistencies');
-  doctor.command('network').description('per node: bridge, routes, IPAM allocations and kube-proxy chains, and what is inconsistent')
+  doctor.command('network').description('per node: bridge, routes, IPAM allocations, kube-proxy chains and cluster DNS, and what is inconsistent')
     .option('-o, --output <format>', 'json')
     .action(async (o: { output?: string }) => {
       const c = ctx();

@@ -43,3 +43,12 @@ test('a bridge with the wrong gateway and an unreadable node', () => {
   assert.match(rs[0]!.problems.join('\n'), /pod d\/web has IP 10\.244\.0\.5 that IPAM did not allocate/);
   assert.deepEqual(rs[1]!.problems, ['cannot read the node\'s network namespace: Cannot open network namespace']);
 });
+
+test('DNS: the kubernetes Service name must resolve to its ClusterIP from the node', () => {
+  const view: ApiView = { ...api, services: [{ namespace: 'default', name: 'kubernetes', clusterIP: '10.96.0.1', readyEndpoints: 1 }] };
+  const obs = (dns: NodeObservation['dns']): NodeObservation => ({ node: 'node-1', reachable: true, bridge: { up: true, addrs: ['10.244.0.1/24'] }, routes: [], allocations: {}, nat: '', ...(dns ? { dns } : {}) });
+  const ok = checkNetwork(view, [obs({ node: 'node-1', name: 'kubernetes.default.svc.cluster.local', addresses: ['10.96.0.1'], ms: 3 })])[0]!;
+  assert.ok(ok.facts.includes('DNS: kubernetes.default.svc.cluster.local → 10.96.0.1 in 3 ms'), ok.facts.join('\n'));
+  const bad = checkNetwork(view, [obs({ node: 'node-1', name: 'kubernetes.default.svc.cluster.local', addresses: [], error: 'ETIMEOUT', ms: 2000 })])[0]!;
+  assert.match(bad.problems.join('\n'), /DNS: kubernetes\.default\.svc\.cluster\.local from node-1: no answer from 10\.96\.0\.10 in 2 s/);
+});

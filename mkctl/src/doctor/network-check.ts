@@ -25,6 +25,8 @@ export interface NodeObservation {
   allocations: Record<string, string>;
   /** `iptables-save -t nat` text, when readable. */
   nat?: string;
+  /** The cluster DNS asked for kubernetes.default from this node (absent: not checked). */
+  dns?: DnsProbe;
 }
 
 export interface ApiView {
@@ -33,6 +35,11 @@ export interface ApiView {
   pods: { namespace: string; name: string; node: string; ip: string; hostNetwork: boolean }[];
   services: { namespace: string; name: string; clusterIP: string; readyEndpoints: number }[];
 }
+
+import { dnsProblem, type DnsProbe } from './dns-probe.js';
+
+/** The default Service every cluster has: what the DNS check asks for. */
+export const DNS_CHECK_SERVICE = { namespace: 'default', name: 'kubernetes' };
 
 export interface NodeReport { node: string; facts: string[]; problems: string[] }
 
@@ -101,6 +108,13 @@ export function checkNetwork(api: ApiView, obs: NodeObservation[]): NodeReport[]
         const ip = / -d (\S+)\/32 /.exec(l)?.[1];
         if (ip && !api.services.some((s) => s.clusterIP === ip)) r.problems.push(`stale rule for ${ip} (${/--comment "([^"]+)"/.exec(l)?.[1] ?? '?'}): no such Service`);
       }
+    }
+    // Cluster DNS (kube-dns): the default Service's name must resolve to its ClusterIP from here.
+    if (o.dns) {
+      const want = api.services.find((s) => s.namespace === DNS_CHECK_SERVICE.namespace && s.name === DNS_CHECK_SERVICE.name)?.clusterIP;
+      const problem = want ? dnsProblem(o.dns, [want]) : undefined;
+      if (problem) r.problems.push(`DNS: ${problem} (kube-system/coredns: mkctl -n kube-system get pods -l k8s-app=kube-dns)`);
+      else r.facts.push(`DNS: ${o.dns.name} → ${o.dns.addresses.join(', ')} in ${o.dns.ms} ms`);
     }
     return r;
   });

@@ -7,7 +7,7 @@ import { RESOURCES, apiVersionOf, type ResourceDescriptor } from '@mk8s/api';
 import { CliError } from './context.js';
 
 /** `get all`: the "all" category, in kubectl's order. */
-export const ALL_CATEGORY = ['pods', 'services', 'deployments', 'replicasets'];
+export const ALL_CATEGORY = ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets'];
 
 /** Resolves one resource word; throws kubectl's "doesn't have a resource type" error. */
 export function resolveResource(word: string): ResourceDescriptor {

@@ -121,6 +121,14 @@ describe('trace diagnosis names the first broken link', () => {
         proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web → KUBE-SVC-X with 1 endpoints' }], 'node-2': [{ node: 'node-2', present: false, endpoints: 0, detail: 'no KUBE-SERVICES rule for ns/web' }] },
       }),
     },
+    {
+      name: 'the Service name does not resolve from one node', step: 'dns', owner: /cluster DNS \(kube-system\/coredns/, evidence: /web\.ns\.svc\.cluster\.local from node-2: no answer from 10\.96\.0\.10 in 2 s/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1' }, status: running })], services: [svc({ app: 'web' })], endpointSlices: [slice(['10.244.0.5']) as never],
+        proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web' }], 'node-2': [{ node: 'node-2', present: true, endpoints: 1, detail: 'ns/web' }] },
+        dns: { 'node-1': [{ node: 'node-1', name: 'web.ns.svc.cluster.local', addresses: ['10.96.0.20'], ms: 2 }], 'node-2': [{ node: 'node-2', name: 'web.ns.svc.cluster.local', addresses: [], error: 'ETIMEOUT', ms: 2000 }] },
+      }),
+    },
   ];
   for (const tc of cases) {
     test(tc.name, () => {
@@ -140,9 +148,11 @@ describe('trace diagnosis names the first broken link', () => {
       pods: [pod({ spec: { nodeName: 'node-1' }, status: running })], services: [svc({ app: 'web' })], endpointSlices: [slice(['10.244.0.5']) as never],
       events: [ev('ScalingReplicaSet', 'Scaled up replica set web-1 to 1', 'Deployment', 'web', 'Normal'), ev('SuccessfulCreate', 'Created pod: web-1-a', 'ReplicaSet', 'web-1', 'Normal')],
       proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web' }], 'node-2': [{ node: 'node-2', present: true, endpoints: 1, detail: 'ns/web' }] },
+      dns: { 'node-1': [{ node: 'node-1', name: 'web.ns.svc.cluster.local', addresses: ['10.96.0.20'], ms: 2 }], 'node-2': [{ node: 'node-2', name: 'web.ns.svc.cluster.local', addresses: ['10.96.0.20'], ms: 3 }] },
     }));
     assert.equal(firstBroken(links), undefined, formatTrace(links));
-    assert.deepEqual(links.map((l) => l.step), ['stored', 'replicaset', 'pods', 'scheduled', 'node', 'image', 'started', 'ready', 'endpoints', 'kube-proxy']);
+    assert.deepEqual(links.map((l) => l.step), ['stored', 'replicaset', 'pods', 'scheduled', 'node', 'image', 'started', 'ready', 'endpoints', 'kube-proxy', 'dns']);
+    assert.match(links.at(-1)!.evidence, /web\.ns\.svc\.cluster\.local → 10\.96\.0\.20 from node-1 \(2 ms\), node-2 \(3 ms\)/);
     assert.match(links[0]!.evidence, /uid=d1 resourceVersion=10/);
   });
 

@@ -8,6 +8,7 @@
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
+import { dnsProblem, type DnsProbe } from '../doctor/dns-probe.js';
 
 export type LinkStatus = 'ok' | 'broken' | 'waiting' | 'info';
 
@@ -41,6 +42,8 @@ export interface TraceInput {
   secrets?: string[];
   /** Per node, for the Service(s) in the chain; undefined when rules could not be read. */
   proxy?: Record<string, ProxyEvidence[]>;
+  /** Per node, the Service's name looked up from that node (absent: not checked). */
+  dns?: Record<string, DnsProbe[]>;
   /** The object itself (Pod or Service), when it is the target. */
   pod?: core.Pod;
   service?: core.Service;
@@ -330,6 +333,7 @@ function serviceLinks(inp: TraceInput, services: core.Service[], pods: core.Pod[
     links.push({ step: 'endpoints', status: 'ok', ...withTime(sliceTime), evidence: `service ${sname}: ${[...readyAddrs].slice(0, 5).join(', ')}${readyAddrs.size > 5 ? ', …' : ''}` });
     if (!svc.spec?.clusterIP || svc.spec.clusterIP === 'None') {
       links.push({ step: 'kube-proxy', status: 'info', evidence: `service ${sname} is headless: no proxy rules` });
+      if (!dnsLink(inp, svc, readyAddrs, links)) return false;
       continue;
     }
     const perNode = inp.proxy;
@@ -349,11 +353,31 @@ function serviceLinks(inp: TraceInput, services: core.Service[], pods: core.Pod[
       });
     }
     links.push({ step: 'kube-proxy', status: 'ok', evidence: `service ${sname} ${svc.spec.clusterIP} → KUBE-SVC rules on ${good.join(', ')}` });
+    if (!dnsLink(inp, svc, readyAddrs, links)) return false;
   }
   return true;
 }
 
 function push(links: Link[], l: Link): false { links.push(l); return false; }
+
+/** The `dns` link: the Service's name answers its ClusterIP (headless: its ready endpoints) from every node. */
+function dnsLink(inp: TraceInput, svc: core.Service, ready: Set<string>, links: Link[]): boolean {
+  const sname = svc.metadata?.name ?? '';
+  const fqdn = `${sname}.${svc.metadata?.namespace ?? inp.namespace}.svc.cluster.local`;
+  if (!inp.dns) { links.push({ step: 'dns', status: 'info', evidence: `${fqdn} not looked up (run as root on the machine that runs the nodes)` }); return true; }
+  const headless = svc.spec?.clusterIP === 'None';
+  const want = headless ? [...ready] : (svc.spec?.clusterIPs?.length ? svc.spec.clusterIPs : [svc.spec?.clusterIP ?? '']).filter((ip) => !ip.includes(':'));
+  const probes = Object.values(inp.dns).flat().filter((p) => p.name === fqdn);
+  const bad = probes.map((p) => dnsProblem(p, want)).filter((x): x is string => !!x);
+  if (bad.length || probes.length === 0) {
+    return push(links, {
+      step: 'dns', status: 'broken', evidence: bad.join('; ') || `${fqdn} was not looked up from any node`,
+      owner: 'cluster DNS (kube-system/coredns behind kube-dns 10.96.0.10)', hint: 'mkctl -n kube-system get pods -l k8s-app=kube-dns; mkctl doctor network',
+    });
+  }
+  links.push({ step: 'dns', status: 'ok', evidence: `${fqdn} → ${want.join(', ')} from ${probes.map((p) => `${p.node} (${p.ms} ms)`).join(', ')}` });
+  return true;
+}
 
 /** Walks the chain for the target; the last link is the first broken one, if any. */
 export function diagnose(inp: TraceInput): Link[] {

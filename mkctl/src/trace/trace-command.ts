@@ -7,7 +7,9 @@ import type * as core from 'kubernetes-types/core/v1.js';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { getObject, listObjects } from '../kubectl/api-helpers.js';
 import { parseResourceArgs } from '../kubectl/resources.js';
-import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type ProxyEvidence, type TraceInput } from './diagnose.js';
+import { probeDns } from '../doctor/dns-probe.js';
+import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type Link, type ProxyEvidence, type TraceInput } from './diagnose.js';
+import { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
 
 const run = promisify(execFile);
 
@@ -56,9 +58,27 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
   if (kind === 'Service') inp.service = target as never;
   const svcs = (services as (core.Service & KubeObject)[]).filter((s) => s.spec?.clusterIP && s.spec.clusterIP !== 'None').map((s) => ({ namespace: ns, name: s.metadata!.name! }));
   const proxy = await readProxyEvidence(nodes.map((n) => n.metadata!.name!), svcs);
-  if (proxy) inp.proxy = proxy;
+  if (proxy) {
+    inp.proxy = proxy;
+    // The dns link: the traced Service's name (or those selecting the traced pods) from each node.
+    const named = kind === 'Service' ? [name] : svcs.map((x) => x.name);
+    const all = await Promise.all(nodes.flatMap((n) => named.map((s) => probeDns(n.metadata!.name!, `${s}.${ns}.svc.cluster.local`))));
+    inp.dns = {};
+    for (const p of all) (inp.dns[p.node] ??= []).push(p);
+  }
   void Deployments;
   return inp;
+}
+
+/** DaemonSets and StatefulSets (workloads.ts); undefined for the kinds diagnose() follows. */
+async function traceWorkload(ctx: CliContext, arg: string): Promise<Link[] | undefined> {
+  const ref = parseResourceArgs(arg.includes('/') ? [arg] : arg.split(/\s+/))[0];
+  const name = ref?.names[0];
+  if (!ref || !name || (ref.resource.kind !== 'DaemonSet' && ref.resource.kind !== 'StatefulSet')) return undefined;
+  const target = await getObject(ctx.client, ref.resource, ctx.namespace, name);
+  const pods = await listObjects(ctx.client, Pods, ctx.namespace);
+  if (ref.resource.kind === 'StatefulSet') return diagnoseStatefulSet(target as never, pods as never);
+  return diagnoseDaemonSet(target as never, (await listObjects(ctx.client, Nodes, undefined)) as never, pods as never);
 }
 
 export function registerTrace(program: Command, ctx: () => CliContext): void {
@@ -67,8 +87,7 @@ export function registerTrace(program: Command, ctx: () => CliContext): void {
     .option('-o, --output <format>', 'json: the links as JSON')
     .action(async (arg: string, o: { output?: string }) => {
       const c = ctx();
-      const inp = await gatherTrace(c, arg);
-      const links = diagnose(inp);
+      const links = (await traceWorkload(c, arg)) ?? diagnose(await gatherTrace(c, arg));
       if (o.output === 'json') c.print(`${JSON.stringify(links, null, 2)}\n`);
       else c.print(formatTrace(links));
       // Like a check: non-zero when a link is broken, so scripts can wait on it.

@@ -4,7 +4,7 @@
  * ServiceAccount and PodSecurity run only when named, so a bare apiserver (tests without the
  * serviceaccount controller) still admits pods in namespaces that have no `default` SA.
  */
-export const ADMISSION_PLUGIN_NAMES = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds'] as const;
+export const ADMISSION_PLUGIN_NAMES = ['NamespaceLifecycle', 'ServiceAccount', 'NodeRestriction', 'PodSecurity', 'Priority', 'DefaultTolerationSeconds', 'LimitRanger', 'ResourceQuota'] as const;
 export type AdmissionPluginName = typeof ADMISSION_PLUGIN_NAMES[number];
 
 /** Parses a comma-separated list (repeatable flag); throws on a name this server does not know, as upstream. */

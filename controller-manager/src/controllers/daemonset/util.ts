@@ -3,7 +3,7 @@
  * podsShouldBeOnNode / NodeShouldRunDaemonPod / updateDaemonSetStatus, update.go rollingUpdate,
  * util/daemonset_util.go). Nothing here reads or writes the API.
  */
-import { findUntoleratedTaint, podSpecMatchesNode, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration, type DaemonSetStatus } from '@mk8s/api';
+import { daemonPodFitsNode, daemonPodTolerations, type DaemonPodFit, type DaemonSet, type Node, type Pod, type PodSpec, type DaemonSetStatus } from '@mk8s/api';
 import { isPodAvailable, isPodReady } from '../../util/pods.js';
 import { scaledValue } from '../../util/intstr.js';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../../util/history.js';
@@ -19,49 +19,11 @@ type RO<T> = DeepReadonly<T> | T;
 export const POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
-/** AddOrUpdateDaemonPodTolerations: what every daemon pod tolerates, so node conditions do not evict it. */
-export function daemonPodTolerations(spec: RO<PodSpec>): Toleration[] {
-  const add: Toleration[] = [
-    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
-    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
-    { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
-    { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
-    { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
-    { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
-  ];
-  if (spec.hostNetwork) add.push({ key: 'node.kubernetes.io/network-unavailable', operator: 'Exists', effect: 'NoSchedule' });
-  const out = clone((spec.tolerations ?? []) as Toleration[]);
-  for (const t of add) {
-    // AddOrUpdateTolerationInPodSpec: one with the same key/operator/value/effect is replaced.
-    const i = out.findIndex((o) => o.key === t.key && (o.operator ?? 'Equal') === t.operator && (o.value ?? '') === '' && o.effect === t.effect);
-    if (i >= 0) out[i] = t; else out.push(t);
-  }
-  return out;
-}
+export { daemonPodTolerations, type NodeUnfitReason } from '@mk8s/api';
 
-/** Why a node does not get (or keep) the daemon pod; undefined when it should run there. */
-export type NodeUnfitReason = { reason: 'NodeName' | 'NodeAffinity' | 'Taint'; message: string };
-
-/**
- * NodeShouldRunDaemonPod: shouldRun (a pod should be created there) and shouldContinueRunning (an
- * existing one may stay: a NoSchedule taint added later keeps it; an untolerated NoExecute does not).
- */
-export function nodeShouldRunDaemonPod(node: RO<NodeObj>, ds: RO<DSObj>): { shouldRun: boolean; shouldContinueRunning: boolean; unfit?: NodeUnfitReason } {
-  const spec = (ds.spec?.template?.spec ?? { containers: [] }) as PodSpec;
-  if (spec.nodeName && spec.nodeName !== node.metadata.name) {
-    return { shouldRun: false, shouldContinueRunning: false, unfit: { reason: 'NodeName', message: `the template's nodeName is ${spec.nodeName}` } };
-  }
-  if (!podSpecMatchesNode(spec, node as Node)) {
-    return { shouldRun: false, shouldContinueRunning: false, unfit: { reason: 'NodeAffinity', message: "node(s) didn't match Pod's node affinity/selector" } };
-  }
-  const tolerations = daemonPodTolerations(spec);
-  const taints = node.spec?.taints ?? [];
-  const blocking = findUntoleratedTaint(taints as never, tolerations, (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
-  if (blocking) {
-    const noExecute = findUntoleratedTaint(taints as never, tolerations, (t) => t.effect === 'NoExecute');
-    return { shouldRun: false, shouldContinueRunning: !noExecute, unfit: { reason: 'Taint', message: `node(s) had untolerated taint {${blocking.key}: ${blocking.value ?? ''}}` } };
-  }
-  return { shouldRun: true, shouldContinueRunning: true };
+/** NodeShouldRunDaemonPod for ds's template (see daemonPodFitsNode in @mk8s/api). */
+export function nodeShouldRunDaemonPod(node: RO<NodeObj>, ds: RO<DSObj>): DaemonPodFit {
+  return daemonPodFitsNode(ds.spec?.template?.spec as PodSpec | undefined, node as Node);
 }
 
 /** GetTargetNodeName: spec.nodeName, or the node the matchFields affinity pins an unscheduled pod to. */

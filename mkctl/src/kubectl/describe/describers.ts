@@ -195,7 +195,7 @@ function since(ts: string | undefined, now: number): string {
 import { humanDuration } from '@mk8s/api';
 const humanSince = (ts: string, now: number) => humanDuration(now - Date.parse(ts));
 
-function describePodTemplate(w: PrefixWriter, t: core.PodTemplateSpec | undefined): void {
+export function describePodTemplate(w: PrefixWriter, t: core.PodTemplateSpec | undefined): void {
   w.write(LEVEL_0, 'Pod Template:\n');
   if (!t) { w.write(LEVEL_1, '<unset>'); return; }
   printLabelsMultiline(w, 'Labels', t.metadata?.labels, '  ');
@@ -209,7 +209,7 @@ function describePodTemplate(w: PrefixWriter, t: core.PodTemplateSpec | undefine
   printTolerationsMultiline(w, 'Tolerations', t.spec?.tolerations, '  ');
 }
 
-function conditionsTable(w: PrefixWriter, conds: { type: string; status: string; reason?: string }[] | undefined): void {
+export function conditionsTable(w: PrefixWriter, conds: { type: string; status: string; reason?: string }[] | undefined): void {
   if (!conds?.length) return;
   w.write(LEVEL_0, 'Conditions:\n  Type\tStatus\tReason\n');
   w.write(LEVEL_1, '----\t------\t------\n');

@@ -84,7 +84,7 @@ describe('object printers', () => {
 describe('resource arguments', () => {
   test('short names, several kinds and all', () => {
     assert.deepEqual(parseResourceArgs(['po,svc']).map((r) => r.resource.resource), ['pods', 'services']);
-    assert.deepEqual(parseResourceArgs(['all']).map((r) => r.resource.resource), ['pods', 'services', 'deployments', 'replicasets']);
+    assert.deepEqual(parseResourceArgs(['all']).map((r) => r.resource.resource), ['pods', 'services', 'daemonsets', 'deployments', 'replicasets', 'statefulsets']);
     assert.deepEqual(parseResourceArgs(['deployment.apps', 'web']).map((r) => [r.resource.kind, r.names]), [['Deployment', ['web']]]);
     assert.deepEqual(parseResourceArgs(['deploy/web', 'po/x']).map((r) => [r.resource.kind, r.names]), [['Deployment', ['web']], ['Pod', ['x']]]);
   });

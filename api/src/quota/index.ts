@@ -1,0 +1,3 @@
+export * from './resource-list.js';
+export * from './evaluator.js';
+export * from './limit-ranger.js';
