@@ -13,6 +13,7 @@ export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './equality.js';
 export { humanDuration, translateTimestampSince } from './duration.js';
+export { parseCronSchedule, isValidTimeZone, type CronSchedule } from './cron.js';
 export * from './storage/volume-util.js';
 export { queryBool, type QueryValue } from './query.js';
 export * from './quota/index.js';

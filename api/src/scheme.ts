@@ -67,6 +67,7 @@ import type * as coordination from 'kubernetes-types/coordination/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
+import type * as batch from 'kubernetes-types/batch/v1.js';
 import type * as policy from 'kubernetes-types/policy/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
 
@@ -89,6 +90,8 @@ export const Leases = define<coordination.Lease>({ group: 'coordination.k8s.io',
 export const EndpointSlices = define<discovery.EndpointSlice>({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', resource: 'endpointslices', namespaced: true });
 export const PriorityClasses = define<scheduling.PriorityClass>({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass', resource: 'priorityclasses', namespaced: false, shortNames: ['pc'] });
 
+export const Jobs = define<batch.Job>({ group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true, categories: ['all'], subresources: ['status'] });
+export const CronJobs = define<batch.CronJob>({ group: 'batch', version: 'v1', kind: 'CronJob', resource: 'cronjobs', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'] });
 export const PersistentVolumes = define<core.PersistentVolume>({ group: '', version: 'v1', kind: 'PersistentVolume', resource: 'persistentvolumes', namespaced: false, shortNames: ['pv'], subresources: ['status'] });
 export const PersistentVolumeClaims = define<core.PersistentVolumeClaim>({ group: '', version: 'v1', kind: 'PersistentVolumeClaim', resource: 'persistentvolumeclaims', namespaced: true, shortNames: ['pvc'], subresources: ['status'] });
 export const StorageClasses = define<storage.StorageClass>({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', resource: 'storageclasses', namespaced: false, shortNames: ['sc'] });
@@ -102,11 +105,26 @@ export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorizatio
 export const RoleBindings = define<rbac.RoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', namespaced: true });
 export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false });
 
+/**
+ * The review kinds (authentication.k8s.io, authorization.k8s.io): create-only, never stored, answered
+ * by the authenticators and authorizers. In discovery and OpenAPI, never in the registry (so no
+ * controller lists or watches them).
+ */
+const review = (group: string, kind: string, resource: string, namespaced = false) =>
+  define({ group, version: 'v1', kind, resource, namespaced, verbs: ['create'] });
+export const TokenReviews = review('authentication.k8s.io', 'TokenReview', 'tokenreviews');
+export const SelfSubjectReviews = review('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews');
+export const LocalSubjectAccessReviews = review('authorization.k8s.io', 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true);
+export const SelfSubjectAccessReviews = review('authorization.k8s.io', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews');
+export const SubjectAccessReviews = review('authorization.k8s.io', 'SubjectAccessReview', 'subjectaccessreviews');
+export const REVIEW_RESOURCES: readonly ResourceDescriptor[] = [TokenReviews, SelfSubjectReviews, LocalSubjectAccessReviews, SelfSubjectAccessReviews, SubjectAccessReviews];
+
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
   Pods, ReplicationControllers, PodTemplates, ResourceQuotas, LimitRanges, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,
   Deployments, ReplicaSets, Leases, EndpointSlices, PriorityClasses,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  Jobs, CronJobs,
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
 ];

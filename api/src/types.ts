@@ -15,6 +15,7 @@ export type { EndpointSlice, Endpoint as SliceEndpoint, EndpointPort, EndpointCo
 export type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
 export type { StorageClass, StorageClassList } from 'kubernetes-types/storage/v1.js';
 export type { ObjectMeta, ListMeta, OwnerReference, Status as ApiStatus, StatusCause, StatusDetails, LabelSelector, LabelSelectorRequirement, Time, Condition, DeleteOptions, Preconditions } from 'kubernetes-types/meta/v1.js';
+export type { Job, JobSpec, JobStatus, JobCondition, JobList, JobTemplateSpec, CronJob, CronJobSpec, CronJobStatus, CronJobList, PodFailurePolicy, PodFailurePolicyRule, UncountedTerminatedPods } from 'kubernetes-types/batch/v1.js';
 export type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';

@@ -22,6 +22,9 @@ import { ReplicaSetController } from './controllers/replicaset/replicaset.js';
 import { createReplicationManager } from './controllers/replicationcontroller/replication-controller.js';
 import { ResourceQuotaController } from './controllers/resourcequota/resourcequota.js';
 import { ServiceAccountController } from './controllers/serviceaccount/serviceaccount.js';
+import { JobController } from './controllers/job/job.js';
+import { CronJobController } from './controllers/cronjob/cronjob.js';
+import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlafterfinished.js';
 import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { DisruptionController } from './controllers/disruption/disruption.js';
@@ -115,6 +118,9 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.nodeCIDRMaskSize ? { nodeCIDRMaskSize: cfg.nodeCIDRMaskSize } : {}),
     }),
   },
+  job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
+  cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
+  'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
   daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
   statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
   disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },

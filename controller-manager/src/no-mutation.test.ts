@@ -88,3 +88,42 @@ for (const [name, keys, build] of builders) {
     assert.ok(f.client.actions().length > 0, 'the controller did something');
   });
 }
+
+// Batch controllers, on their own objects (a Job with a finished and a running pod).
+test('job: reconciles without touching cached objects', async () => {
+  const { JobController } = await import('./controllers/job/job.js');
+  const f = newControllerFixture();
+  const c = f.build((ctx) => new JobController(ctx));
+  const labels = { 'batch.kubernetes.io/controller-uid': 'uid-pi', 'job-name': 'pi' };
+  const ref = [{ apiVersion: 'batch/v1', kind: 'Job', name: 'pi', uid: 'uid-pi', controller: true }];
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'pi', namespace: 'default', uid: 'uid-pi' }, spec: { completions: 3, parallelism: 2, backoffLimit: 6, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'uid-pi' } }, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'b' }] } } }, status: { conditions: [{ type: 'Suspended', status: 'False' }], uncountedTerminatedPods: { succeeded: ['x'] } } } as KubeObject);
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pi-a', namespace: 'default', uid: 'a', labels, ownerReferences: ref, finalizers: ['batch.kubernetes.io/job-tracking'] }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Succeeded' } } as KubeObject);
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pi-b', namespace: 'default', uid: 'b', labels, ownerReferences: ref, finalizers: ['batch.kubernetes.io/job-tracking'] }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/pi', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});
+
+test('cronjob: reconciles without touching cached objects', async () => {
+  const { CronJobController } = await import('./controllers/cronjob/cronjob.js');
+  const f = newControllerFixture();
+  f.clock.step(Date.parse('2026-01-01T00:10:00Z') - f.clock.now());
+  const c = f.build((ctx) => new CronJobController(ctx));
+  const ref = [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'hello', uid: 'uid-hello', controller: true }];
+  f.seed({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'hello', namespace: 'default', uid: 'uid-hello', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { schedule: '*/5 * * * *', concurrencyPolicy: 'Replace', successfulJobsHistoryLimit: 0, jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c' }] } } } } }, status: { active: [{ name: 'hello-1', uid: 'j1' }] } } as KubeObject);
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'hello-1', namespace: 'default', uid: 'j1', ownerReferences: ref }, spec: { template: { spec: { containers: [{ name: 'c' }] } } }, status: { conditions: [{ type: 'Complete', status: 'True' }], completionTime: '2026-01-01T00:06:00Z' } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/hello', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});
+
+test('ttl-after-finished: reconciles without touching cached objects', async () => {
+  const { TTLAfterFinishedController } = await import('./controllers/ttlafterfinished/ttlafterfinished.js');
+  const f = newControllerFixture();
+  f.clock.step(Date.parse('2026-01-01T00:10:00Z') - f.clock.now());
+  const c = f.build((ctx) => new TTLAfterFinishedController(ctx));
+  f.seed({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'old', namespace: 'default' }, spec: { ttlSecondsAfterFinished: 5, template: { spec: { containers: [{ name: 'c' }] } } }, status: { completionTime: '2026-01-01T00:00:00Z', conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/old', AbortSignal.timeout(5000));
+  assert.ok(f.client.actions().length > 0, 'the controller did something');
+});

@@ -5,6 +5,7 @@
  * create/update body before validation.
  */
 import type { ResourceDescriptor } from '../scheme.js';
+import { defaultCronJob, defaultJob } from './batch.js';
 import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
 import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
@@ -151,6 +152,8 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   'scheduling.k8s.io/priorityclasses': defaultPriorityClass,
   'rbac.authorization.k8s.io/rolebindings': defaultBinding,
   'rbac.authorization.k8s.io/clusterrolebindings': defaultBinding,
+  'batch/jobs': (o) => defaultJob(o, defaultPodTemplate),
+  'batch/cronjobs': (o) => defaultCronJob(o, defaultPodTemplate),
   '/persistentvolumes': defaultPersistentVolume,
   '/persistentvolumeclaims': defaultPersistentVolumeClaim,
   'storage.k8s.io/storageclasses': defaultStorageClass,

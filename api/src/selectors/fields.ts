@@ -135,6 +135,7 @@ const SPECIFIC: Record<string, (o: Obj) => Record<string, string>> = {
   '/nodes': (o) => ({ 'spec.unschedulable': String(o.spec?.unschedulable === true) }),
   '/namespaces': (o) => ({ 'status.phase': str(o.status?.phase) }),
   'apps/replicasets': (o) => ({ 'status.replicas': String(o.status?.replicas ?? 0) }),
+  'batch/jobs': (o) => ({ 'status.successful': String(o.status?.succeeded ?? 0) }),
 };
 
 const specificOf = (r: Pick<ResourceDescriptor, 'group' | 'resource'>) => SPECIFIC[`${r.group}/${r.resource}`];

@@ -16,6 +16,7 @@ import {
   validateServiceUpdate, type ServiceValidationOptions,
 } from './core.js';
 import { rbacName, validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, validateRoleRefUpdate } from './rbac.js';
+import { validateCronJob, validateJob, validateJobUpdate } from './batch.js';
 import { validatePersistentVolume, validatePersistentVolumeClaim, validatePersistentVolumeClaimUpdate, validatePersistentVolumeUpdate, validateStorageClass, validateStorageClassUpdate } from './storage.js';
 import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields, validatePriorityClassUpdate, validateReplicaSetSpec, validateSelectorImmutable } from './apps.js';
 import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
@@ -57,6 +58,8 @@ const RULES: Record<string, KindRules> = {
   'rbac.authorization.k8s.io/clusterroles': { name: rbacName, validate: validateClusterRole },
   'rbac.authorization.k8s.io/rolebindings': { name: rbacName, validate: validateRoleBinding, validateUpdate: validateRoleRefUpdate },
   'rbac.authorization.k8s.io/clusterrolebindings': { name: rbacName, validate: validateClusterRoleBinding, validateUpdate: validateRoleRefUpdate },
+  'batch/jobs': { name: nameIsDNSSubdomain, validate: validateJob, validateUpdate: validateJobUpdate },
+  'batch/cronjobs': { name: nameIsDNSSubdomain, validate: validateCronJob },
   '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
   '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
   'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },

@@ -45,6 +45,7 @@ const APPS = ['deployments', 'deployments/scale', 'deployments/status', 'replica
   'daemonsets', 'statefulsets', 'statefulsets/scale'];
 /** What view adds over edit's apps list (upstream: controllerrevisions and the status subresources are read-only). */
 const APPS_VIEW_ONLY = ['controllerrevisions', 'daemonsets/status', 'statefulsets/status'];
+const BATCH = ['jobs', 'jobs/status', 'cronjobs', 'cronjobs/status'];
 
 /** The default ClusterRoles. */
 export function bootstrapClusterRoles(): KubeObject[] {
@@ -66,6 +67,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r([...READ, ...WRITE], ['policy'], ['poddisruptionbudgets']),
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
+      r([...READ, ...WRITE], ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
@@ -74,11 +76,16 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['apps'], APPS_VIEW_ONLY),
       r(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
+      r(READ, ['batch'], BATCH),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
     clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'])]),
     clusterRole('system:public-info-viewer', [url(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
     clusterRole('system:basic-user', [r(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       r(['create'], ['authentication.k8s.io'], ['selfsubjectreviews'])]),
+    clusterRole('system:auth-delegator', [
+      r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+      r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+    ]),
     clusterRole('system:kube-scheduler', [
       r(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
       r(['create'], ['coordination.k8s.io'], ['leases']),

@@ -70,7 +70,7 @@ describe('kubectl against discovery, OpenAPI and Table printing', () => {
     assert.deepEqual(find('statefulsets'), ['statefulsets', 'sts', 'apps/v1', 'true', 'StatefulSet']);
     assert.deepEqual(find('poddisruptionbudgets'), ['poddisruptionbudgets', 'pdb', 'policy/v1', 'true', 'PodDisruptionBudget']);
     const all = ok(await kubectl('api-resources', '--categories=all', '-o', 'name')).trim().split('\n');
-    for (const r of ['pods', 'replicationcontrollers', 'services', 'daemonsets.apps', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps']) assert.ok(all.includes(r), r);
+    for (const r of ['pods', 'replicationcontrollers', 'services', 'daemonsets.apps', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'cronjobs.batch', 'jobs.batch']) assert.ok(all.includes(r), r);
   });
 
   test('create -f with default (strict) validation, and unknown fields are refused', async () => {

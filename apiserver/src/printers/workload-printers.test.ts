@@ -31,7 +31,7 @@ const cases: { name: string; r: ResourceDescriptor; o: KubeObject; header: strin
     want: ['x', 'Running', '0/1 of 2', '', '5m'] },
   { name: 'cronjob', r: res('batch', 'cronjobs'), o: obj({ spec: { schedule: '*/5 * * * *', suspend: false, jobTemplate: { spec: { template } } }, status: { active: [{}], lastScheduleTime: ago(M) } }),
     header: ['Name', 'Schedule', 'Timezone', 'Suspend', 'Active', 'Last Schedule', 'Age', '*Containers', '*Images', '*Selector'],
-    want: ['x', '*/5 * * * *', '<none>', 'false', 1, '60s', '5m', 'c', 'img', '<none>'] },
+    want: ['x', '*/5 * * * *', '<none>', 'False', 1, '60s', '5m', 'c', 'img', '<none>'] },
   { name: 'replicationcontroller', r: res('', 'replicationcontrollers'), o: obj({ spec: { replicas: 2, selector: { app: 'a' }, template }, status: { replicas: 2, readyReplicas: 2 } }),
     header: ['Name', 'Desired', 'Current', 'Ready', 'Age', '*Containers', '*Images', '*Selector'], want: ['x', 2, 2, 2, '5m', 'c', 'img', 'app=a'] },
   { name: 'poddisruptionbudget', r: res('policy', 'poddisruptionbudgets'), o: obj({ spec: { minAvailable: '50%' }, status: { disruptionsAllowed: 1 } }),

@@ -84,7 +84,8 @@ const cronJobPrinter = define<CronJob>([
 ], (cj, meta, now) => {
   const tmpl = cj.spec?.jobTemplate?.spec;
   return [meta.metadata.name, cj.spec?.schedule ?? '', cj.spec?.timeZone ?? '<none>',
-    cj.spec?.suspend === undefined || cj.spec.suspend === null ? '<unset>' : String(cj.spec.suspend),
+    // printBoolPtr: "True" / "False" / "<unset>", as kubectl shows them.
+    cj.spec?.suspend === undefined || cj.spec.suspend === null ? '<unset>' : cj.spec.suspend ? 'True' : 'False',
     (cj.status?.active ?? []).length, cj.status?.lastScheduleTime ? translateTimestampSince(cj.status.lastScheduleTime, now) : '<none>',
     translateTimestampSince(meta.metadata.creationTimestamp, now), ...containerCells(tmpl?.template?.spec?.containers), formatLabelSelector(tmpl?.selector)];
 });

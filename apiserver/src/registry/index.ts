@@ -25,6 +25,8 @@ import { statefulSetStrategy } from './apps/statefulsets/strategy.js';
 import { controllerRevisionStrategy } from './apps/controllerrevisions/strategy.js';
 import { podDisruptionBudgetStrategy } from './policy/poddisruptionbudgets/strategy.js';
 import { RBAC_STRATEGIES } from './rbac/strategy.js';
+import { jobStrategy } from './batch/jobs/strategy.js';
+import { cronJobStrategy } from './batch/cronjobs/strategy.js';
 import { persistentVolumeStrategy } from './core/persistentvolumes/strategy.js';
 import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims/strategy.js';
 import { storageClassStrategy } from './storage/storageclasses/strategy.js';
@@ -37,6 +39,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   podStrategy, namespaceStrategy, nodeStrategy, configMapStrategy, secretStrategy, serviceAccountStrategy,
   endpointsStrategy, eventStrategy, leaseStrategy, endpointSliceStrategy, priorityClassStrategy, deploymentStrategy, replicaSetStrategy,
   ...RBAC_STRATEGIES,
+  jobStrategy, cronJobStrategy,
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
-import { ConfigMaps, Deployments, EndpointSlices, Events, Nodes, Pods, ReplicaSets, Secrets, Services, type KubeObject } from '@mk8s/api';
+import { ConfigMaps, Deployments, EndpointSlices, Events, Jobs, Nodes, Pods, ReplicaSets, Secrets, Services, type KubeObject } from '@mk8s/api';
 import type * as core from 'kubernetes-types/core/v1.js';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { getObject, listObjects } from '../kubectl/api-helpers.js';
@@ -10,6 +10,7 @@ import { parseResourceArgs } from '../kubectl/resources.js';
 import { probeDns } from '../doctor/dns-probe.js';
 import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type Link, type ProxyEvidence, type TraceInput } from './diagnose.js';
 import { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
+import { diagnoseCronJob, diagnoseJob } from './batch.js';
 
 const run = promisify(execFile);
 
@@ -74,8 +75,13 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
 async function traceWorkload(ctx: CliContext, arg: string): Promise<Link[] | undefined> {
   const ref = parseResourceArgs(arg.includes('/') ? [arg] : arg.split(/\s+/))[0];
   const name = ref?.names[0];
-  if (!ref || !name || (ref.resource.kind !== 'DaemonSet' && ref.resource.kind !== 'StatefulSet')) return undefined;
+  if (!ref || !name || !['DaemonSet', 'StatefulSet', 'Job', 'CronJob'].includes(ref.resource.kind)) return undefined;
   const target = await getObject(ctx.client, ref.resource, ctx.namespace, name);
+  if (ref.resource.kind === 'Job' || ref.resource.kind === 'CronJob') {
+    const [pods, events] = await Promise.all([listObjects(ctx.client, Pods, ctx.namespace), listObjects(ctx.client, Events, ctx.namespace, { fieldSelector: `involvedObject.name=${name}` })]);
+    if (ref.resource.kind === 'Job') return diagnoseJob(target as never, pods as never, events as never);
+    return diagnoseCronJob(target as never, (await listObjects(ctx.client, Jobs, ctx.namespace)) as never, pods as never, events as never);
+  }
   const pods = await listObjects(ctx.client, Pods, ctx.namespace);
   if (ref.resource.kind === 'StatefulSet') return diagnoseStatefulSet(target as never, pods as never);
   return diagnoseDaemonSet(target as never, (await listObjects(ctx.client, Nodes, undefined)) as never, pods as never);

@@ -1,6 +1,7 @@
 /** `mkctl describe`: fetches an object, its related objects and Events, prints kubectl's text. */
 import type { Command } from 'commander';
 import { describeDaemonSet, describePodDisruptionBudget, describeStatefulSet } from '../describe/apps-describers.js';
+import { describeCronJob, describeJob } from '../describe/batch-describers.js';
 import { ApiError, EndpointSlices, Leases, Pods, ReplicaSets, Events as EventsR, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
@@ -57,6 +58,8 @@ async function describeOne(ctx: CliContext, r: ResourceDescriptor, obj: KubeObje
     case 'DaemonSet': return describeDaemonSet(obj as never, await listObjects<core.Pod & KubeObject>(ctx.client, Pods, ns), ev, now);
     case 'StatefulSet': return describeStatefulSet(obj as never, await listObjects<core.Pod & KubeObject>(ctx.client, Pods, ns), ev, now);
     case 'PodDisruptionBudget': return describePodDisruptionBudget(obj as never, ev, now);
+    case 'Job': return describeJob(obj as never, ev, now);
+    case 'CronJob': return describeCronJob(obj as never, ev, now);
     default: return describeGeneric(obj, ev, now);
   }
 }
