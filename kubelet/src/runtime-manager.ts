@@ -23,7 +23,7 @@ import { computePodActions, createKey, podFullName, sandboxKey, type PodActions,
 import type { ProbeManager, Prober } from './prober.js';
 import { containerConfig, sandboxConfig } from './sandbox-config.js';
 import { containersNamed, type PodRuntimeState, type Waiting } from './status.js';
-import { VolumeError, containerMounts, podDir, setupVolumes, removePodDir } from './volumes.js';
+import { VolumeError, containerMounts, podDir, setupVolumes, removePodDir, type VolumePaths } from './volumes.js';
 import { etcHostsContent, etcHostsMounts, writeEtcHosts } from './dns.js';
 
 export interface RuntimeManagerOptions {
@@ -120,7 +120,7 @@ export class KubeRuntimeManager {
     let rt = current ?? await this.getPodStatus(uid);
     const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
-    let volumes = new Map<string, string>();
+    let volumes: VolumePaths = new Map<string, string>();
     if (!terminal) {
       try { volumes = await setupVolumes(this.o.rootDir, pod, this.o.configs); } catch (err) {
         if (!(err instanceof VolumeError)) throw err;
@@ -319,7 +319,7 @@ interface StartCtx {
   sandboxId: string;
   podIP: string;
   sbConfig: ReturnType<typeof sandboxConfig>;
-  volumes: Map<string, string>;
+  volumes: VolumePaths;
   waiting: Map<string, Waiting>;
   log: Logger;
   imageChecks: Map<string, Promise<Image | undefined>>;
