@@ -14,6 +14,7 @@ build: deps
 	@bash images/build.sh
 
 up: build
+	@bash scripts/install-mkctl.sh
 	@$(MKCTL) cluster up --nodes $(NODES)
 
 down:

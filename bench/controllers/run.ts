@@ -12,18 +12,23 @@
  * a Job completion costs (create, kubelet status, finalizer removal). Ratio = floor ÷ Job time.
  *                                                                           goal ≥ 0.8 of the floor
  * BENCH_SCENARIOS=rs,job (default both).
+ * Then a StatefulSet of BENCH_STS_REPLICAS (50) Parallel pods to all Ready ÷ a Deployment of as many
+ * to all Ready, in the same run (a PodSim binds pods and reports them Ready: no kubelet).
+ *                                                                           goal ≥ 0.9 of the Deployment
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Jobs, Namespaces, Pods, ReplicaSets, type KubeObject } from '@mk8s/api';
+import { Deployments, Jobs, Namespaces, Pods, ReplicaSets, StatefulSets, type KubeObject } from '@mk8s/api';
 import type { Clientset } from '@mk8s/client';
 import { startEtcdCluster } from '@mk8s/apiserver/testing';
 import { createClientset } from '@mk8s/client';
 import { createControllerManager } from '@mk8s/controller-manager';
+import { PodSim } from '@mk8s/controller-manager/testing';
 import { fmt, printHeader, printRow, runConcurrent } from '../lib.js';
 
 const REPLICAS = Number(process.env['BENCH_REPLICAS'] ?? 1000);
+const STS_REPLICAS = Number(process.env['BENCH_STS_REPLICAS'] ?? 50);
 const IN_FLIGHT = 64;
 const COMPLETIONS = Number(process.env['BENCH_JOB_COMPLETIONS'] ?? 500);
 const JOB_PARALLELISM = 50;
@@ -88,6 +93,7 @@ async function main(): Promise<void> {
     printRow('time to all pods created (s)', fmt(elapsed / 1000, 2), fmt(floor.elapsedMs / 1000, 2), fmt(floor.elapsedMs / elapsed), '≥ 0.8');
     ac.abort();
     await running.catch(() => undefined);
+    await statefulSetVsDeployment(api.url);
   } finally {
     ac.abort();
     api.proc.kill('SIGTERM');
@@ -137,6 +143,47 @@ async function benchJob(client: Clientset, url: string): Promise<void> {
   printRow(`time to Complete (s), ${job.status?.succeeded ?? 0} succeeded, ${pods ? done.size : 0} pods`, fmt(elapsed / 1000, 2), fmt(floor.elapsedMs / 1000, 2), fmt(floor.elapsedMs / elapsed), '≥ 0.8');
   ac.abort();
   await Promise.all([running.catch(() => undefined), hollow]);
+}
+
+/** Time from create to STS_REPLICAS Ready pods in namespace ns (pods made Ready by a PodSim). */
+async function timeToReady(url: string, ns: string, create: () => Promise<unknown>): Promise<number> {
+  const client = createClientset({ server: url, qps: 0 });
+  await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  const sim = new PodSim(client, ns, { bindTo: () => ['bench-node'] });
+  await sim.start();
+  const ac = new AbortController();
+  try {
+    const start = performance.now();
+    await create();
+    const ready = new Set<string>();
+    for await (const ev of client.resource<KubeObject>(Pods, ns).watch({ signal: ac.signal })) {
+      const st = (ev.object as { status?: { conditions?: { type: string; status: string }[] } }).status;
+      if (ev.type !== 'DELETED' && st?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready.add(ev.object.metadata.name);
+      if (ready.size >= STS_REPLICAS) break;
+    }
+    return performance.now() - start;
+  } finally { ac.abort(); sim.stop(); }
+}
+
+/** StatefulSet (Parallel) to all Ready ÷ Deployment to all Ready, same size, same apiserver. */
+async function statefulSetVsDeployment(url: string): Promise<void> {
+  const ac = new AbortController();
+  const cm = createControllerManager({ client: createClientset({ server: url, qps: 0 }), healthPort: -1, leaderElect: false, controllers: ['deployment', 'replicaset', 'statefulset'] });
+  const running = cm.run(ac.signal);
+  await cm.ready;
+  const client = createClientset({ server: url, qps: 0 });
+  const tpl = (app: string) => ({ metadata: { labels: { app } }, spec });
+  try {
+    const deployMs = await timeToReady(url, 'deploy', () => client.resource(Deployments, 'deploy').create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      spec: { replicas: STS_REPLICAS, selector: { matchLabels: { app: 'web' } }, template: tpl('web') } } as KubeObject));
+    const stsMs = await timeToReady(url, 'sts', () => client.resource(StatefulSets, 'sts').create({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' },
+      spec: { replicas: STS_REPLICAS, serviceName: 'web', podManagementPolicy: 'Parallel', selector: { matchLabels: { app: 'web' } }, template: tpl('web') } } as KubeObject));
+    printHeader(`controllers: ${STS_REPLICAS}-pod StatefulSet (Parallel) vs Deployment, to all Ready`);
+    printRow('time to all Ready (s)', fmt(stsMs / 1000, 2), fmt(deployMs / 1000, 2), fmt(deployMs / stsMs), '≥ 0.9');
+  } finally {
+    ac.abort();
+    await running.catch(() => undefined);
+  }
 }
 
 main().then(() => process.exit(0), (err: unknown) => { console.error(err); process.exit(1); });

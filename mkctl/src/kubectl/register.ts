@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { CliContext } from './context.js';
 import { registerGet } from './commands/get.js';
 import { registerApply } from './commands/apply.js';
+import { registerGenerators } from './commands/generators.js';
 import { registerDelete } from './commands/delete.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerLogsExec } from './commands/logs-exec.js';
@@ -17,6 +18,7 @@ export function registerKubectlCommands(program: Command, ctx: () => CliContext)
   registerGet(program, ctx);
   registerDescribe(program, ctx);
   registerApply(program, ctx);
+  registerGenerators(program, ctx);
   registerDelete(program, ctx);
   registerLogsExec(program, ctx);
   registerWorkloads(program, ctx);

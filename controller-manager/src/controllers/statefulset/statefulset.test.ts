@@ -101,11 +101,14 @@ describe('statefulset controller', () => {
     assert.deepEqual(await podNames(f), ['web-0']);
   });
 
-  test('Parallel creates every ordinal at once', async () => {
+  test('Parallel creates every ordinal at once, and not again before the watch shows them', async () => {
     const { f } = setup();
     f.seed(statefulSet('web', 3, { parallel: true }) as STSObj);
     await f.reconcile('default/web');
     assert.deepEqual(created(f).sort(), ['web-0', 'web-1', 'web-2']);
+    f.client.clearActions();
+    await f.reconcile('default/web');
+    assert.deepEqual(created(f), []);
   });
 
   test('RollingUpdate with partition 2 updates only web-2; lowering the partition rolls web-1 then web-0', async () => {

@@ -17,6 +17,9 @@ import { applyRevision, claimName, computeStatus, newStatefulSetPod, planStatefu
 
 type PVCObj = Obj<PersistentVolumeClaim>;
 
+/** How long a created pod the watch has not shown counts as existing. */
+const UNSEEN_TIMEOUT_MS = 30_000;
+
 export class StatefulSetController extends BaseController {
   static readonly NAME = 'statefulset';
   readonly name = StatefulSetController.NAME;
@@ -26,6 +29,11 @@ export class StatefulSetController extends BaseController {
   private readonly history: RevisionHistory;
   /** The last plan per set (for tests and `mkctl trace`-style logs). */
   readonly lastPlan = new Map<string, StsPlan>();
+  /**
+   * Pods this controller created that the informer has not shown yet, per set (a light form of
+   * expectations): a sync that runs before the watch catches up must not create them again.
+   */
+  private readonly unseen = new Map<string, Map<string, { pod: PodObj; at: number }>>();
 
   constructor(ctx: ControllerContext) {
     super(ctx, 'statefulset');
@@ -48,7 +56,7 @@ export class StatefulSetController extends BaseController {
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
     const set = this.sets.lister.get(key);
-    if (!set) { this.lastPlan.delete(key); return; }
+    if (!set) { this.lastPlan.delete(key); this.unseen.delete(key); return; }
     let selector: ParsedLabelSelector;
     try { selector = labelSelectorFromObject(set.spec?.selector); } catch (err) { throw new TerminalError(`invalid selector: ${(err as Error).message}`); }
     if (selector.empty) return;
@@ -68,12 +76,20 @@ export class StatefulSetController extends BaseController {
     const currentRev = all.find((r) => r.metadata.name === set.status?.currentRevision) ?? hist.update;
     const revs = { current: currentRev.metadata.name, update: hist.update.metadata.name, currentSet: applyRevision(set, currentRev), updateSet: applyRevision(set, hist.update) };
     const now = this.ctx.clock.now();
-    const plan = planStatefulSet(set, pods, revs, now);
+    const pending = this.unseen.get(key);
+    const planned = [...pods];
+    if (pending) {
+      for (const [name, e] of pending) {
+        if (this.pods.lister.get(`${namespace}/${name}`) || now - e.at > UNSEEN_TIMEOUT_MS) pending.delete(name);
+        else if (!pods.some((p) => p.metadata.name === name)) planned.push(e.pod);
+      }
+    }
+    const plan = planStatefulSet(set, planned, revs, now);
     this.lastPlan.set(key, plan);
     let err: unknown;
     try { await this.execute(set, plan, revs, pods, signal); } catch (e) { err = e; }
     // Status from the pods as this sync leaves them (upstream counts its own writes the same way).
-    const after = pods.filter((p) => !plan.actions.some((a) => a.type === 'delete' && a.pod === p.metadata.name && a.why !== 'failed'));
+    const after = planned.filter((p) => !plan.actions.some((a) => a.type === 'delete' && a.pod === p.metadata.name && a.why !== 'failed'));
     for (const a of plan.actions) if (a.type === 'create') after.push(newStatefulSetPod(a.revision === revs.current ? revs.currentSet : revs.updateSet, a.ordinal, a.revision));
     const status = computeStatus(set, after, revs, hist.collisionCount, now);
     await this.updateStatus(set, status, signal);
@@ -94,7 +110,10 @@ export class StatefulSetController extends BaseController {
         pod.metadata.ownerReferences = [newControllerRef(set, StatefulSets)];
         await this.createClaims(set, a.ordinal, signal);
         try {
-          await podClient.create(pod, { signal });
+          const made = await podClient.create(pod, { signal });
+          const m = this.unseen.get(objectKey(set)) ?? new Map<string, { pod: PodObj; at: number }>();
+          m.set(made.metadata.name, { pod: { ...made, status: made.status ?? { phase: 'Pending' } }, at: this.ctx.clock.now() });
+          this.unseen.set(objectKey(set), m);
           this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', 'create Pod %v in StatefulSet %v successful', pod.metadata.name, set.metadata.name);
         } catch (err) {
           if (isAlreadyExists(err)) return;
