@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, REVIEW_RESOURCES, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -384,8 +384,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   }
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
-  registerDiscovery(app, { resources: SERVED_RESOURCES });
-  registerOpenApi(app, { resources: SERVED_RESOURCES });
+  // The review kinds are answered by their own routes (authentication-api, authorization-api), not the registry.
+  registerDiscovery(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
+  registerOpenApi(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
   for (const p of o.plugins ?? []) await p(app);
 
   const knownFields = new Map<ResourceDescriptor, (obj: unknown) => string[]>();

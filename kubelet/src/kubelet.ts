@@ -9,12 +9,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Server } from 'node:http';
 import { realClock, silentLogger, serveHealth, newRegistry, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { newInformerFactory, createEventRecorder, type Clientset, type EventRecorder, type SharedInformerFactory } from '@mk8s/client';
-import { ConfigMaps, Nodes, Pods, Secrets, ServiceAccounts, isNotFound, type Pod } from '@mk8s/api';
+import { ConfigMaps, Nodes, PersistentVolumeClaims, PersistentVolumes, Pods, Secrets, ServiceAccounts, isNotFound, type Pod } from '@mk8s/api';
 import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
-import type { ConfigMapObj, NodeObj, PodObj, SecretObj } from './objects.js';
+import type { ConfigMapObj, NodeObj, PodObj, PvcObj, PvObj, SecretObj } from './objects.js';
 import { GenericPleg, eventState, plegState, type PlegState } from './pleg.js';
 import { PodSyncer } from './pod-syncer.js';
 import { PodWorkers, type PodSyncResult } from './pod-workers.js';
@@ -94,6 +94,12 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
     },
     serviceAccountToken: (pod, req) => tokens.get(pod, req),
+    async persistentVolumeClaim(ns, name) {
+      try { return await client.resource<PvcObj>(PersistentVolumeClaims, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+    },
+    async persistentVolume(name) {
+      try { return await client.resource<PvObj>(PersistentVolumes).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+    },
   };
   const prober = cfg.prober ?? new RuntimeProber(runtime);
   let workers: PodWorkers;

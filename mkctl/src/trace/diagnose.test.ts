@@ -146,3 +146,40 @@ describe('proxy evidence from iptables-save', () => {
     assert.deepEqual(proxyEvidenceFromIptables('n1', nat, [{ namespace: 'ns', name: 'web' }, { namespace: 'ns', name: 'db' }]).map((e) => [e.present, e.endpoints]), [[true, 2], [false, 0]]);
   });
 });
+
+describe('trace: claim → bound PV → node → mounted', () => {
+  const claim = (phase: string, o: { volumeName?: string; cls?: string } = {}): core.PersistentVolumeClaim => ({ metadata: { name: 'data', namespace: 'ns', uid: 'c1', creationTimestamp: T0 }, spec: { storageClassName: o.cls ?? 'standard', ...(o.volumeName ? { volumeName: o.volumeName } : {}) }, status: { phase, ...(phase === 'Bound' ? { capacity: { storage: '1Gi' } } : {}) } });
+  const pv: core.PersistentVolume = { metadata: { name: 'pvc-c1', annotations: { 'pv.kubernetes.io/provisioned-by': 'mk8s.io/local-path' } },
+    spec: { hostPath: { path: '/d/pvc-c1_ns_data' }, persistentVolumeReclaimPolicy: 'Delete', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-2'] }] }] } } }, status: { phase: 'Bound' } };
+  const user = (nodeName: string, status: core.PodStatus = running) => pod({ spec: { nodeName, volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] }, status });
+  const pvcInput = (over: Partial<TraceInput>): TraceInput => base({ kind: 'PersistentVolumeClaim', name: 'data', volumes: [pv], ...over });
+
+  test('a Bound, mounted claim: every link ok', () => {
+    const c = claim('Bound', { volumeName: 'pvc-c1' });
+    const links = diagnose(pvcInput({ claim: c, claims: [c], pods: [user('node-2')] }));
+    assert.equal(firstBroken(links), undefined, formatTrace(links));
+    assert.deepEqual(links.map((l) => l.step), ['stored', 'claim', 'volume', 'node', 'mounted']);
+    assert.match(links[2]!.evidence, /pvc-c1 Bound, Delete, hostPath \/d\/pvc-c1_ns_data, provisioned by mk8s.io\/local-path/);
+    assert.match(links[4]!.evidence, /web-1-a on node-2 Running/);
+  });
+
+  test('WaitForFirstConsumer: waiting on the scheduler; an absent class: broken at the claim', () => {
+    const waiting = claim('Pending');
+    let links = diagnose(pvcInput({ claim: waiting, claims: [waiting], events: [ev('WaitForFirstConsumer', 'waiting for first consumer to be created before binding', 'PersistentVolumeClaim', 'data', 'Normal')] }));
+    assert.equal(links.at(-1)!.status, 'waiting');
+    assert.match(links.at(-1)!.owner!, /kube-scheduler/);
+    const gold = claim('Pending', { cls: 'gold' });
+    links = diagnose(pvcInput({ claim: gold, claims: [gold], events: [ev('ProvisioningFailed', 'storageclass.storage.k8s.io "gold" not found', 'PersistentVolumeClaim', 'data')] }));
+    assert.equal(firstBroken(links)?.step, 'claim');
+    assert.match(firstBroken(links)!.evidence, /ProvisioningFailed: storageclass.storage.k8s.io "gold" not found/);
+  });
+
+  test('a pod chain shows its volumes; a FailedMount breaks it there', () => {
+    const c = claim('Bound', { volumeName: 'pvc-c1' });
+    let links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2'), pods: [user('node-2')], claims: [c], volumes: [pv] }));
+    assert.ok(links.some((l) => l.step === 'volumes' && l.status === 'ok' && /data → pvc-c1 on node-2/.test(l.evidence)), formatTrace(links));
+    const creating: core.PodStatus = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] };
+    links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2', creating), pods: [user('node-2', creating)], claims: [c], volumes: [pv], events: [ev('FailedMount', 'MountVolume.SetUp failed: error processing PVC ns/data: PVC is not bound')] }));
+    assert.equal(firstBroken(links)?.step, 'volumes');
+  });
+});

@@ -28,7 +28,7 @@ export interface Link {
 export interface ProxyEvidence { node: string; present: boolean; endpoints: number; detail: string }
 
 export interface TraceInput {
-  kind: 'Deployment' | 'ReplicaSet' | 'Pod' | 'Service';
+  kind: 'Deployment' | 'ReplicaSet' | 'Pod' | 'Service' | 'PersistentVolumeClaim';
   name: string;
   namespace: string;
   deployment?: apps.Deployment;
@@ -48,6 +48,10 @@ export interface TraceInput {
   pod?: core.Pod;
   service?: core.Service;
   replicaSet?: apps.ReplicaSet;
+  /** Claims of the namespace and every PV: the storage links (claim → volume → node → mounted). */
+  claims?: core.PersistentVolumeClaim[];
+  volumes?: core.PersistentVolume[];
+  claim?: core.PersistentVolumeClaim;
 }
 
 type Meta = { metadata?: { uid?: string; resourceVersion?: string; creationTimestamp?: string; name?: string; ownerReferences?: { uid: string; controller?: boolean }[] } };
@@ -150,6 +154,8 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
       }
       return { step: 'node', status: 'ok', ...withTime(ready.lastHeartbeatTime), evidence: `node ${node.metadata?.name ?? ''} Ready` };
     },
+    // volumes: every claim Bound to a PV that may be on this node, none failing to mount
+    (p) => volumesLink(inp, p),
     // image pulled
     (p) => {
       const evs = eventsFor(inp.events, 'Pod', now(p));
@@ -272,6 +278,88 @@ export function missingRefs(inp: TraceInput, p: core.Pod): string[] {
   return [...out];
 }
 
+const claimNamesOf = (p: core.Pod) => (p.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
+/** The node a PV is pinned to (required kubernetes.io/hostname In [one]), if any. */
+export function volumeNode(pv: core.PersistentVolume): string | undefined {
+  for (const t of pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []) {
+    for (const e of t.matchExpressions ?? []) if (e.key === 'kubernetes.io/hostname' && e.operator === 'In' && e.values?.length === 1) return e.values[0];
+  }
+  return undefined;
+}
+const pvPath = (pv: core.PersistentVolume) => pv.spec?.hostPath?.path ?? pv.spec?.local?.path ?? '';
+
+/** Claim → bound PV for one claim: a Link when it is not Bound (broken or waiting), else the PV. */
+function claimBinding(inp: TraceInput, c: core.PersistentVolumeClaim): { link?: Link; pv?: core.PersistentVolume } {
+  const name = c.metadata?.name ?? '';
+  const evs = eventsFor(inp.events, 'PersistentVolumeClaim', name);
+  if (c.status?.phase === 'Bound' && c.spec?.volumeName) {
+    const pv = (inp.volumes ?? []).find((v) => v.metadata?.name === c.spec!.volumeName);
+    if (!pv) return { link: { step: 'claim', status: 'broken', evidence: `claim ${name} is Bound to ${c.spec.volumeName}, which does not exist`, owner: 'kube-controller-manager (persistentvolume-binder)', hint: 'mkctl get pv' } };
+    return { pv };
+  }
+  if (c.status?.phase === 'Lost') return { link: { step: 'claim', status: 'broken', evidence: `claim ${name} is Lost: ${lastEvent(evs, /^Claim/)?.message ?? ''}`, owner: 'kube-controller-manager (persistentvolume-binder)', hint: `mkctl describe pvc ${name}` } };
+  const failed = lastEvent(evs, /^(ProvisioningFailed|VolumeMismatch|FailedBinding)$/);
+  const last = evs.at(-1);
+  if (failed && (failed.type === 'Warning' || failed.reason === 'FailedBinding') && failed === last) {
+    return { link: { step: 'claim', status: 'broken', ...withTime(evIso(failed)), evidence: `claim ${name} Pending: ${failed.reason}: ${failed.message ?? ''}`, owner: failed.reason === 'ProvisioningFailed' ? 'the claim\'s StorageClass / its provisioner' : 'kube-controller-manager (persistentvolume-binder)', hint: 'mkctl get storageclass; mkctl get pv' } };
+  }
+  const cls = c.spec?.storageClassName;
+  const why = last ? `${last.reason}: ${last.message ?? ''}` : 'no binding attempt yet';
+  return { link: { step: 'claim', status: 'waiting', ...withTime(evIso(last)), evidence: `claim ${name} Pending (class ${cls || 'none'}): ${why}`, owner: last?.reason === 'WaitForFirstConsumer' ? 'kube-scheduler (VolumeBinding picks the node when a pod uses the claim)' : 'kube-controller-manager (persistentvolume-binder / local-path-provisioner)', hint: `mkctl describe pvc ${name}` } };
+}
+
+function volumesLink(inp: TraceInput, p: core.Pod): Link {
+  const name = p.metadata?.name ?? '';
+  const claims = claimNamesOf(p);
+  if (!claims.length) return { step: 'volumes', status: 'info', evidence: `${name}: no claims` }; // not shown
+  const parts: string[] = [];
+  for (const cn of claims) {
+    const c = (inp.claims ?? []).find((x) => x.metadata?.name === cn);
+    if (!c) return { step: 'volumes', status: 'broken', evidence: `${name} uses claim ${cn}, which does not exist`, owner: 'the pod spec (yours)', hint: `mkctl get pvc -n ${inp.namespace}` };
+    const b = claimBinding(inp, c);
+    if (b.link) return { ...b.link, step: 'volumes' };
+    const node = volumeNode(b.pv!);
+    if (node && p.spec?.nodeName && node !== p.spec.nodeName) {
+      return { step: 'volumes', status: 'broken', evidence: `claim ${cn} → ${b.pv!.metadata?.name ?? ''} lives on ${node}, the pod is on ${p.spec.nodeName}`, owner: 'kube-scheduler (VolumeBinding)', hint: `mkctl describe pod ${name}` };
+    }
+    parts.push(`${cn} → ${b.pv!.metadata?.name ?? ''}${node ? ` on ${node}` : ''} (${pvPath(b.pv!)})`);
+  }
+  const failed = lastEvent(eventsFor(inp.events, 'Pod', name), 'FailedMount');
+  const running = (p.status?.containerStatuses ?? []).some((cs) => cs.state?.running || cs.state?.terminated);
+  if (failed && !running) return { step: 'volumes', status: 'broken', ...withTime(evIso(failed)), evidence: `${name}: FailedMount: ${failed.message ?? ''}`, owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: `mkctl describe pod ${name}` };
+  return { step: 'volumes', status: 'ok', evidence: `${name}: ${parts.join('; ')}${running ? ', mounted' : ''}` };
+}
+
+/** The chain of a claim: stored → claim bound → volume → node → mounted by its pods. */
+function claimChain(inp: TraceInput, c: core.PersistentVolumeClaim, links: Link[]): void {
+  const name = c.metadata?.name ?? '';
+  const b = claimBinding(inp, c);
+  if (b.link) { links.push(b.link); return; }
+  const pv = b.pv!;
+  links.push({ step: 'claim', status: 'ok', evidence: `claim ${name} Bound to ${pv.metadata?.name ?? ''} (${c.status?.capacity?.['storage'] ?? '?'}, class ${c.spec?.storageClassName || 'none'})` });
+  const prov = pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by'];
+  links.push({ step: 'volume', status: 'ok', ...withTime(pv.metadata?.creationTimestamp), evidence: `${pv.metadata?.name ?? ''} ${pv.status?.phase ?? ''}, ${pv.spec?.persistentVolumeReclaimPolicy ?? ''}, ${pv.spec?.hostPath ? 'hostPath' : pv.spec?.local ? 'local' : 'other'} ${pvPath(pv)}${prov ? `, provisioned by ${prov}` : ''}` });
+  const nodeName = volumeNode(pv);
+  if (nodeName) {
+    const node = (inp.nodes ?? []).find((n) => n.metadata?.name === nodeName);
+    const ready = node?.status?.conditions?.find((x) => x.type === 'Ready');
+    if (!node || ready?.status !== 'True') {
+      links.push({ step: 'node', status: 'broken', evidence: `the volume lives on ${nodeName}, which is ${node ? 'NotReady' : 'gone'}`, owner: `kubelet on ${nodeName}`, hint: 'mkctl get nodes; its data is only on that node' });
+      return;
+    }
+    links.push({ step: 'node', status: 'ok', ...withTime(ready.lastHeartbeatTime), evidence: `node ${nodeName} Ready` });
+  } else {
+    links.push({ step: 'node', status: 'info', evidence: 'the volume is not pinned to a node' });
+  }
+  const users = (inp.pods ?? []).filter((p) => claimNamesOf(p).includes(name) && !p.metadata?.deletionTimestamp);
+  if (!users.length) { links.push({ step: 'mounted', status: 'info', evidence: 'no pod uses the claim' }); return; }
+  for (const p of users) {
+    const l = volumesLink(inp, p);
+    if (l.status !== 'ok') { links.push({ ...l, step: 'mounted' }); return; }
+  }
+  links.push({ step: 'mounted', status: 'ok', evidence: users.map((p) => `${p.metadata?.name ?? ''} on ${p.spec?.nodeName ?? '(unscheduled)'} ${p.status?.phase ?? ''}`).join(', ') });
+}
+
 /** Endpoints and kube-proxy links for the Services in front of pods. */
 function serviceLinks(inp: TraceInput, services: core.Service[], pods: core.Pod[], links: Link[]): boolean {
   for (const svc of services) {
@@ -353,6 +441,10 @@ export function diagnose(inp: TraceInput): Link[] {
   } else if (inp.kind === 'Pod') {
     links.push(stored('pod', inp.pod!));
     pods = [inp.pod!];
+  } else if (inp.kind === 'PersistentVolumeClaim') {
+    links.push(stored('persistentvolumeclaim', inp.claim!));
+    claimChain(inp, inp.claim!, links);
+    return links;
   } else {
     const svc = inp.service!;
     links.push(stored('service', svc));
