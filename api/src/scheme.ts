@@ -105,6 +105,20 @@ export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorizatio
 export const RoleBindings = define<rbac.RoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', namespaced: true });
 export const ClusterRoleBindings = define<rbac.ClusterRoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', resource: 'clusterrolebindings', namespaced: false });
 
+/**
+ * The review kinds (authentication.k8s.io, authorization.k8s.io): create-only, never stored, answered
+ * by the authenticators and authorizers. In discovery and OpenAPI, never in the registry (so no
+ * controller lists or watches them).
+ */
+const review = (group: string, kind: string, resource: string, namespaced = false) =>
+  define({ group, version: 'v1', kind, resource, namespaced, verbs: ['create'] });
+export const TokenReviews = review('authentication.k8s.io', 'TokenReview', 'tokenreviews');
+export const SelfSubjectReviews = review('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews');
+export const LocalSubjectAccessReviews = review('authorization.k8s.io', 'LocalSubjectAccessReview', 'localsubjectaccessreviews', true);
+export const SelfSubjectAccessReviews = review('authorization.k8s.io', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews');
+export const SubjectAccessReviews = review('authorization.k8s.io', 'SubjectAccessReview', 'subjectaccessreviews');
+export const REVIEW_RESOURCES: readonly ResourceDescriptor[] = [TokenReviews, SelfSubjectReviews, LocalSubjectAccessReviews, SelfSubjectAccessReviews, SubjectAccessReviews];
+
 /** Every served resource, in discovery order. */
 export const RESOURCES: readonly ResourceDescriptor[] = [
   Pods, ReplicationControllers, PodTemplates, ResourceQuotas, LimitRanges, Services, EndpointsResource, ConfigMaps, Secrets, Namespaces, Nodes, Events, ServiceAccounts,

@@ -31,6 +31,7 @@ import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
+import { LocalPathProvisioner } from './controllers/localpath/local-path-provisioner.js';
 
 export interface ControllerManagerConfig {
   /** How to reach the apiserver; ignored when client is given. */
@@ -111,6 +112,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   'persistentvolume-binder': { component: 'persistentvolume-controller', aliases: ['persistentvolume-binder-controller'], create: (ctx) => new PersistentVolumeController(ctx) },
   'persistentvolumeclaim-protection': { component: 'persistentvolumeclaim-protection-controller', aliases: ['pvc-protection', 'persistentvolumeclaim-protection-controller'], create: (ctx) => new PVCProtectionController(ctx) },
   'persistentvolume-protection': { component: 'persistentvolume-protection-controller', aliases: ['pv-protection', 'persistentvolume-protection-controller'], create: (ctx) => new PVProtectionController(ctx) },
+  'local-path-provisioner': { component: 'mk8s.io/local-path_controller-manager', aliases: ['local-path'], create: (ctx) => new LocalPathProvisioner(ctx) },
   nodeipam: {
     component: 'node-ipam-controller', aliases: ['node-ipam-controller', 'nodeipam-controller'],
     create: (ctx, cfg) => new NodeIpamController(ctx, {

@@ -3,7 +3,7 @@
  * order, each value with $(VAR) expanded from the variables defined before it. A missing
  * ConfigMap/Secret (or key) that is not optional is a CreateContainerConfigError.
  */
-import type { ConfigMap, Container, Pod, Secret } from '@mk8s/api';
+import type { ConfigMap, Container, PersistentVolume, PersistentVolumeClaim, Pod, Secret } from '@mk8s/api';
 import type { KeyValue } from '@mk8s/proto';
 
 /** Reads ConfigMaps and Secrets of the pod's namespace; undefined when absent. */
@@ -16,6 +16,9 @@ export interface ConfigSource {
    * refuses. Absent: the volume gets an empty token file.
    */
   serviceAccountToken?(pod: Pod, req: { audience?: string; expirationSeconds: number }): Promise<string>;
+  /** persistentVolumeClaim volumes (volumes.ts): the claim and its PV, live reads; undefined when absent. */
+  persistentVolumeClaim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  persistentVolume?(name: string): Promise<PersistentVolume | undefined>;
 }
 
 /** An error the kubelet reports as the container's waiting reason CreateContainerConfigError. */

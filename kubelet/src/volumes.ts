@@ -7,6 +7,7 @@
 import { mkdir, rm, writeFile, rename, readdir, chmod } from 'node:fs/promises';
 import { dirname, join, normalize, isAbsolute } from 'node:path';
 import type { Pod, Volume, KeyToPath, DownwardAPIVolumeFile } from '@mk8s/api';
+import { setupClaimVolume } from './pv-volumes.js';
 import type { Mount } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 
@@ -91,6 +92,7 @@ export async function setupVolume(rootDir: string, pod: Pod, v: Volume, src: Con
   const uid = pod.metadata?.uid ?? '';
   const ns = pod.metadata?.namespace ?? 'default';
   const base = join(podDir(rootDir, uid), 'volumes');
+  if (v.persistentVolumeClaim) return setupClaimVolume(pod, v.persistentVolumeClaim.claimName, src);
   if (v.hostPath) {
     const t = v.hostPath.type ?? '';
     if (t === 'DirectoryOrCreate') await mkdir(v.hostPath.path, { recursive: true });
@@ -228,19 +230,27 @@ async function settledInOrder<T>(ps: Promise<T>[]): Promise<T[]> {
  * setupVolumes prepares every volume of pod, all at once (each one's API reads overlap the
  * others'); returns name → host path. A failure reports the first failing volume in spec order.
  */
-export async function setupVolumes(rootDir: string, pod: Pod, src: ConfigSource): Promise<Map<string, string>> {
+export async function setupVolumes(rootDir: string, pod: Pod, src: ConfigSource): Promise<VolumePaths> {
   const vols = pod.spec?.volumes ?? [];
   const paths = await settledInOrder(vols.map((v) => setupVolume(rootDir, pod, v, src)));
-  return new Map(vols.map((v, i) => [v.name, paths[i]!]));
+  const out: VolumePaths = Object.assign(new Map(vols.map((v, i) => [v.name, paths[i]!])), {
+    // A claim mounted readOnly (volumes[].persistentVolumeClaim.readOnly) is read-only in every container.
+    readOnly: new Set(vols.filter((v) => v.persistentVolumeClaim?.readOnly).map((v) => v.name)),
+  });
+  return out;
 }
 
+/** Volume name → host path, and the volumes every container gets read-only. */
+export type VolumePaths = Map<string, string> & { readonly readOnly?: ReadonlySet<string> };
+
 /** containerMounts maps a container's volumeMounts to CRI mounts (subPath inside the volume dir). */
-export function containerMounts(c: { volumeMounts?: readonly { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] }, volumes: ReadonlyMap<string, string>): Mount[] {
+export function containerMounts(c: { volumeMounts?: readonly { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] }, volumes: ReadonlyMap<string, string> & { readonly readOnly?: ReadonlySet<string> }): Mount[] {
   const out: Mount[] = [];
   for (const vm of c.volumeMounts ?? []) {
     const host = volumes.get(vm.name);
     if (!host) throw new VolumeError(`volume "${vm.name}" not found`);
-    out.push({ containerPath: vm.mountPath, hostPath: vm.subPath ? join(host, safeRelative(vm.subPath)) : host, ...(vm.readOnly ? { readonly: true } : {}) });
+    const readonly = vm.readOnly || volumes.readOnly?.has(vm.name);
+    out.push({ containerPath: vm.mountPath, hostPath: vm.subPath ? join(host, safeRelative(vm.subPath)) : host, ...(readonly ? { readonly: true } : {}) });
   }
   return out;
 }

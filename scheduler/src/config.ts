@@ -27,7 +27,7 @@ export interface KubeSchedulerConfiguration {
   profiles?: Profile[];
 }
 
-const POINTS: readonly ExtensionPoint[] = ['queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'bind'];
+const POINTS: readonly ExtensionPoint[] = ['queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'preBind', 'bind'];
 
 /** Go duration ('15s', '1m30s', '500ms') → ms. */
 export function parseDurationMs(d: string): number {

@@ -4,8 +4,8 @@
  * Lease kube-system/kube-scheduler. /healthz, /readyz and /metrics are served on healthPort.
  */
 import {
-  Namespaces, Nodes, PriorityClasses, Pods, ReplicaSets, Services,
-  type Namespace, type PriorityClass, type ReplicaSet, type Service,
+  Namespaces, Nodes, PersistentVolumeClaims, PersistentVolumes, PriorityClasses, Pods, ReplicaSets, Services, StorageClasses,
+  type Namespace, type PriorityClass, type PV, type PVC, type ReplicaSet, type Service, type StorageClass,
 } from '@mk8s/api';
 import {
   createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent,
@@ -64,6 +64,9 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const namespaces = factory.informerFor(Namespaces) as unknown as SharedInformer<Namespace & { metadata: { name: string } } & { [k: string]: unknown }>;
   const services = factory.informerFor(Services) as unknown as SharedInformer<Service & { metadata: { name: string } } & { [k: string]: unknown }>;
   const replicaSets = factory.informerFor(ReplicaSets) as unknown as SharedInformer<ReplicaSet & { metadata: { name: string } } & { [k: string]: unknown }>;
+  const claims = factory.informerFor(PersistentVolumeClaims) as unknown as SharedInformer<PVC & { [k: string]: unknown }>;
+  const volumes = factory.informerFor(PersistentVolumes) as unknown as SharedInformer<PV & { [k: string]: unknown }>;
+  const storageClasses = factory.informerFor(StorageClasses) as unknown as SharedInformer<StorageClass & { metadata: { name: string } } & { [k: string]: unknown }>;
 
   const registry = newRegistry('scheduler');
   let sched: Scheduler;
@@ -77,6 +80,12 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
     namespaceLabels: (ns) => namespaces.lister.get(ns)?.metadata.labels,
     services: (ns) => services.lister.list(ns),
     replicaSets: (ns) => replicaSets.lister.list(ns),
+    volumes: {
+      claim: (ns, name) => claims.lister.get(`${ns}/${name}`),
+      volume: (name) => volumes.lister.get(name),
+      volumes: () => volumes.lister.list(),
+      storageClass: (name) => storageClasses.lister.get(name),
+    },
     priorityClassValue: (name) => priorityClasses.lister.get(name)?.value,
     defaultPriority: () => priorityClasses.lister.list().find((pc) => pc.globalDefault)?.value,
   });
@@ -90,6 +99,10 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
     onUpdate: (o, n) => sched.onNodeUpdate(o, n),
     onDelete: (n) => sched.onNodeDelete(n),
   });
+  // A claim, volume or class that appears or changes may make a pod with claims schedulable.
+  for (const inf of [claims, volumes, storageClasses] as SharedInformer<{ metadata: { name: string } } & { [k: string]: unknown }>[]) {
+    inf.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange'), onUpdate: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange') });
+  }
   // A new PriorityClass may resolve the priority of pods already queued.
   priorityClasses.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('ForceActivate') });
 

@@ -11,7 +11,7 @@ import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/componen
 import { SchedulerCache } from './cache/cache.js';
 import { FitError, NO_NODES_AVAILABLE_MSG, newDiagnosis, type Diagnosis } from './framework/fit-error.js';
 import { Framework, type ProfileConfig } from './framework/framework.js';
-import type { Handle, PluginFactory, PostFilterResult, QueuedPodInfo } from './framework/interfaces.js';
+import type { Handle, PluginFactory, PostFilterResult, QueuedPodInfo, VolumeListers } from './framework/interfaces.js';
 import { Status } from './framework/status.js';
 import { CycleState, PodInfo, podKey, type Node, type NodeInfo, type Pod } from './framework/types.js';
 import { noopMetrics, type SchedulerMetrics } from './metrics.js';
@@ -36,6 +36,8 @@ export interface SchedulerOptions {
   namespaceLabels?: Handle['namespaceLabels'];
   services?: (namespace: string) => Service[];
   replicaSets?: (namespace: string) => ReplicaSet[];
+  /** Claim/volume/class caches for VolumeBinding; absent: pods with claims are scheduled as if they had none. */
+  volumes?: VolumeListers;
   /** PriorityClass value by name, for pods whose spec.priority admission did not set. */
   priorityClassValue?: (name: string) => number | undefined;
   /** The globalDefault PriorityClass value, if any. */
@@ -96,6 +98,7 @@ export class Scheduler {
         namespaceLabels: o.namespaceLabels ?? (() => undefined),
         services: o.services ?? (() => []),
         replicaSets: o.replicaSets ?? (() => []),
+        ...(o.volumes ? { volumes: o.volumes } : {}),
         nominator: { nominatedPodsForNode: (n) => queue?.nominatedPodsForNode(n) ?? [] },
         recordEvent: (obj, type, reason, _action, message) => this.recorder?.event(obj, type, reason, '%s', message),
       },
@@ -266,7 +269,7 @@ export class Scheduler {
     let status: Status | undefined;
     let bindStart = 0;
     try {
-      status = await this.binds.run(() => { bindStart = this.clock.now(); return this.framework.runBindPlugins(state, assumed, host, signal); });
+      status = await this.binds.run(() => { bindStart = this.clock.now(); return this.framework.runPreBindPlugins(state, assumed, host, signal).then((s) => s ?? this.framework.runBindPlugins(state, assumed, host, signal)); });
     } catch (err) {
       status = Status.error(err);
     }

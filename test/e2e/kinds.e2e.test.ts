@@ -1,7 +1,8 @@
 /**
  * Issue 14's "kinds kubectl's everyday commands expect", with the real kubectl: ReplicationControllers
  * (`get all`, `scale rc`), PodTemplates, ResourceQuotas (`create quota`, `describe quota`, the 403 past
- * it) and LimitRanges (defaults filled in). One namespace, deleted afterwards.
+ * it), LimitRanges (defaults filled in), SubjectAccessReview/LocalSubjectAccessReview for callers and
+ * `kubectl auth can-i`. One namespace, deleted afterwards.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -107,5 +108,25 @@ spec: { restartPolicy: Never, containers: [{ name: c, image: busybox, command: [
     assert.match(big.stderr, /pods "big" is forbidden: maximum cpu usage per Container is 500m, but limit is 1/);
     k(['delete', 'limits', 'lr']);
     k(['delete', 'pod', 'lr-pod', '--wait=false']);
+  });
+
+  test('SubjectAccessReview and LocalSubjectAccessReview are served for callers; kubectl auth can-i agrees', () => {
+    const sar = (user: string, verb: string) => kubectlOk(['create', '-o', 'jsonpath={.status.allowed}', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+      spec: { user, resourceAttributes: { namespace: ns, verb, resource: 'pods' } },
+    }) });
+    assert.equal(sar('system:kube-scheduler', 'list'), 'true');
+    assert.equal(sar('nobody', 'list'), 'false');
+    const lsar = k(['create', '-o', 'json', '-f', '-'], JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', metadata: { namespace: ns },
+      spec: { user: 'nobody', resourceAttributes: { namespace: ns, verb: 'get', resource: 'configmaps' } },
+    }));
+    const o = JSON.parse(lsar) as { metadata: { namespace: string }; status: { allowed: boolean } };
+    assert.equal(o.metadata.namespace, ns);
+    assert.equal(o.status.allowed, false);
+    assert.equal(kubectl(['auth', 'can-i', 'create', 'subjectaccessreviews.authorization.k8s.io']).stdout.trim(), 'yes');
+    const sa = kubectl(['-n', ns, 'auth', 'can-i', 'list', 'secrets', `--as=system:serviceaccount:${ns}:default`]);
+    assert.equal(sa.stdout.trim(), 'no');
+    assert.match(kubectlOk(['api-resources', '--api-group=authorization.k8s.io', '--no-headers']), /localsubjectaccessreviews\s+authorization.k8s.io\/v1\s+true\s+LocalSubjectAccessReview/);
   });
 });

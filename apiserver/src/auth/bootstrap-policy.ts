@@ -82,6 +82,10 @@ export function bootstrapClusterRoles(): KubeObject[] {
     clusterRole('system:public-info-viewer', [url(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),
     clusterRole('system:basic-user', [r(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       r(['create'], ['authentication.k8s.io'], ['selfsubjectreviews'])]),
+    clusterRole('system:auth-delegator', [
+      r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+      r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+    ]),
     clusterRole('system:kube-scheduler', [
       r(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
       r(['create'], ['coordination.k8s.io'], ['leases']),

@@ -1,5 +1,5 @@
 /**
- * authorization.k8s.io/v1 SelfSubjectAccessReview and SubjectAccessReview (pkg/registry/authorization):
+ * authorization.k8s.io/v1 SelfSubjectAccessReview, SubjectAccessReview and LocalSubjectAccessReview (pkg/registry/authorization):
  * create-only, never stored; the answer is what the server's authorizer chain decides. Serves
  * `kubectl auth can-i` (protobuf request, JSON answer) and JSON clients.
  */
@@ -45,10 +45,10 @@ export function reviewAttributes(spec: Spec, user: UserInfo, namespaceOverride?:
 }
 
 export function registerAuthorizationApi(app: FastifyInstance, o: { authorizers: readonly Authorizer[] }): void {
-  const answer = async (reply: FastifyReply, kind: string, spec: Spec, user: UserInfo) => {
+  const answer = async (reply: FastifyReply, kind: string, spec: Spec, user: UserInfo, namespace?: string) => {
     const d = await authorize(o.authorizers, reviewAttributes(spec, user));
     return reply.code(201).type('application/json').send({
-      kind, apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null }, spec,
+      kind, apiVersion: 'authorization.k8s.io/v1', metadata: { ...(namespace ? { namespace } : {}), creationTimestamp: null }, spec,
       status: { allowed: d.allowed, ...(d.reason ? { reason: d.reason } : {}) },
     });
   };
@@ -66,8 +66,29 @@ export function registerAuthorizationApi(app: FastifyInstance, o: { authorizers:
       if (!spec.user && !(spec.groups?.length)) {
         throw new ApiError('Invalid', 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified');
       }
-      const user: UserInfo = { username: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
-      return await answer(reply, 'SubjectAccessReview', spec, user);
+      return await answer(reply, 'SubjectAccessReview', spec, subjectOf(spec));
+    } catch (err) { return sendError(reply, err); }
+  });
+  // LocalSubjectAccessReview: a SubjectAccessReview confined to the URL's namespace (what namespace admins may ask).
+  app.post(`${BASE}/namespaces/:namespace/localsubjectaccessreviews`, async (req, reply) => {
+    try {
+      const namespace = (req.params as { namespace: string }).namespace;
+      const body = decodeBody(req);
+      const spec = (body['spec'] ?? {}) as Spec;
+      const meta = (body['metadata'] ?? {}) as { namespace?: string };
+      if (meta.namespace && meta.namespace !== namespace) throw new ApiError('BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      const invalid = (field: string, value: unknown, detail: string) => new ApiError('Invalid',
+        `LocalSubjectAccessReview.authorization.k8s.io "" is invalid: ${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`,
+        { details: { group: 'authorization.k8s.io', kind: 'LocalSubjectAccessReview', causes: [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(value)}: ${detail}` }] } });
+      if (spec.nonResourceAttributes) throw invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request');
+      if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? '') !== namespace) {
+        throw invalid('spec.resourceAttributes.namespace', spec.resourceAttributes.namespace ?? '', 'must match metadata.namespace');
+      }
+      if (!spec.user && !(spec.groups?.length)) throw invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified');
+      return await answer(reply, 'LocalSubjectAccessReview', spec, subjectOf(spec), namespace);
     } catch (err) { return sendError(reply, err); }
   });
 }
+
+const subjectOf = (spec: Spec): UserInfo =>
+  ({ username: spec.user ?? '', groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) });

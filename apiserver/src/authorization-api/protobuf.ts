@@ -5,7 +5,7 @@
 import { ApiError } from '@mk8s/api';
 import { decodeKubernetesProtobuf } from '../protobuf/decode.js';
 
-const REVIEW_KINDS = new Set(['SelfSubjectAccessReview', 'SubjectAccessReview']);
+const REVIEW_KINDS = new Set(['SelfSubjectAccessReview', 'SubjectAccessReview', 'LocalSubjectAccessReview']);
 
 /** Decodes an access review (Self or Subject) to its JSON form; 400 for anything else. */
 export function decodeAccessReview(body: Buffer): Record<string, unknown> {

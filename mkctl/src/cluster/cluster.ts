@@ -20,6 +20,7 @@ import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, et
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
+import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
 
 export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
@@ -246,6 +247,9 @@ export async function clusterUp(o: UpOptions): Promise<void> {
     await ensureRunning(comps.filter((m) => m.spec.name.endsWith('cri-docker')), p, out, timeoutMs);
     await ensureRunning(comps.filter((m) => !m.spec.name.endsWith('cri-docker')), p, out, timeoutMs);
   }
+  // Volumes of the default StorageClass live under each node's data dir.
+  await ensureStorageAddon({ kubeconfig: p.kubeconfig, nodeDirs: Object.fromEntries(nodes.map((n) => [n.name, join(nodeDir(p, n), 'local-path')])) });
+  out('Storage: StorageClass standard (default, mk8s.io/local-path, WaitForFirstConsumer)');
   if (nodes.length > 0 && script(p, 'kubelet')) {
     out('Add-ons:');
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });

@@ -70,13 +70,41 @@ describe('trace diagnosis names the first broken link', () => {
       input: base({ nodes: [node('node-1'), node('node-2', 'Unknown')], pods: [pod({ spec: { nodeName: 'node-2' }, status: running })] }),
     },
     {
-      name: 'missing ConfigMap referenced by env', step: 'started', owner: /kubelet on node-1/, evidence: /CreateContainerConfigError: configmap "settings" not found \(missing configmap "settings"\)/,
+      name: 'missing ConfigMap referenced by env', step: 'started', owner: /kubelet on node-1 \(the container's config/, evidence: /CreateContainerConfigError: configmap "settings" not found \(missing configmap "settings"\)/,
       input: base({
         pods: [pod({
           spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'mk8s/test-server', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'mode' } } }] }] },
           status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, restartCount: 0, state: { waiting: { reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' } } }] },
         })],
       }),
+    },
+    ...([
+      { name: 'a command that does not exist (StartError)', owner: /container runtime on node-1.*command could not be started/, evidence: /CrashLoopBackOff, last exit code 128 \(StartError\): exec: "\/no\/such": stat \/no\/such: no such file or directory, 2 restarts/,
+        cs: { restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 128, reason: 'StartError', message: 'exec: "/no/such": stat /no/such: no such file or directory', finishedAt: T0 } } } },
+      { name: 'a create the runtime refused (CreateContainerError)', owner: /container runtime on node-1/, evidence: /CreateContainerError: Error response from daemon: No command specified/,
+        cs: { restartCount: 0, state: { waiting: { reason: 'CreateContainerError', message: 'Error response from daemon: No command specified' } } } },
+      { name: 'OOMKilled (restartPolicy Never)', owner: /the kernel/, evidence: /exited with code 137 \(OOMKilled\)/, policy: 'Never' as const,
+        cs: { restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: T0 } } } },
+    ]).map((x) => ({
+      name: x.name, step: 'started', owner: x.owner, evidence: x.evidence,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1', ...(x.policy ? { restartPolicy: x.policy } : {}) }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, containerID: 'docker://c', ...x.cs }] } })] }),
+    })),
+    {
+      name: 'an init container in CrashLoopBackOff (Init:CrashLoopBackOff)', step: 'started', owner: /application in the init container/, evidence: /web-1-a\/init setup: CrashLoopBackOff, last exit code 1 \(Error\)/,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1', initContainers: [{ name: 'setup', image: 'busybox' }] }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }],
+        initContainerStatuses: [{ name: 'setup', image: 'busybox', imageID: 'docker://b', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: T0 } } }],
+        containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }] } })] }),
+    },
+    {
+      name: 'a sandbox that cannot be created (FailedCreatePodSandBox)', step: 'sandbox', owner: /container runtime on node-1.*CNI: the pod sandbox/, evidence: /Failed to create pod sandbox: .*ip_local_port_range/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } })],
+        events: [ev('FailedCreatePodSandBox', 'Failed to create pod sandbox: start pod sandbox for ns/web-1-a: write /proc/sys/net/ipv4/ip_local_port_range: invalid argument')],
+      }),
+    },
+    {
+      name: 'an invalid image name (InvalidImageName)', step: 'image', owner: /the Pod spec \(yours\)/, evidence: /InvalidImageName: .*must be lowercase/,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'Web:1', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'InvalidImageName', message: 'Failed to apply default image tag "Web:1": couldn\'t parse image name "Web:1": invalid reference format: repository name (Web) must be lowercase' } } }] } })] }),
     },
     {
       name: 'no ReplicaSet (controller-manager down)', step: 'replicaset', owner: /deployment controller/, evidence: /no ReplicaSet owned by deployment web/,
@@ -144,5 +172,42 @@ describe('proxy evidence from iptables-save', () => {
   ].join('\n');
   test('counts the endpoints of a Service chain', () => {
     assert.deepEqual(proxyEvidenceFromIptables('n1', nat, [{ namespace: 'ns', name: 'web' }, { namespace: 'ns', name: 'db' }]).map((e) => [e.present, e.endpoints]), [[true, 2], [false, 0]]);
+  });
+});
+
+describe('trace: claim → bound PV → node → mounted', () => {
+  const claim = (phase: string, o: { volumeName?: string; cls?: string } = {}): core.PersistentVolumeClaim => ({ metadata: { name: 'data', namespace: 'ns', uid: 'c1', creationTimestamp: T0 }, spec: { storageClassName: o.cls ?? 'standard', ...(o.volumeName ? { volumeName: o.volumeName } : {}) }, status: { phase, ...(phase === 'Bound' ? { capacity: { storage: '1Gi' } } : {}) } });
+  const pv: core.PersistentVolume = { metadata: { name: 'pvc-c1', annotations: { 'pv.kubernetes.io/provisioned-by': 'mk8s.io/local-path' } },
+    spec: { hostPath: { path: '/d/pvc-c1_ns_data' }, persistentVolumeReclaimPolicy: 'Delete', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node-2'] }] }] } } }, status: { phase: 'Bound' } };
+  const user = (nodeName: string, status: core.PodStatus = running) => pod({ spec: { nodeName, volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] }, status });
+  const pvcInput = (over: Partial<TraceInput>): TraceInput => base({ kind: 'PersistentVolumeClaim', name: 'data', volumes: [pv], ...over });
+
+  test('a Bound, mounted claim: every link ok', () => {
+    const c = claim('Bound', { volumeName: 'pvc-c1' });
+    const links = diagnose(pvcInput({ claim: c, claims: [c], pods: [user('node-2')] }));
+    assert.equal(firstBroken(links), undefined, formatTrace(links));
+    assert.deepEqual(links.map((l) => l.step), ['stored', 'claim', 'volume', 'node', 'mounted']);
+    assert.match(links[2]!.evidence, /pvc-c1 Bound, Delete, hostPath \/d\/pvc-c1_ns_data, provisioned by mk8s.io\/local-path/);
+    assert.match(links[4]!.evidence, /web-1-a on node-2 Running/);
+  });
+
+  test('WaitForFirstConsumer: waiting on the scheduler; an absent class: broken at the claim', () => {
+    const waiting = claim('Pending');
+    let links = diagnose(pvcInput({ claim: waiting, claims: [waiting], events: [ev('WaitForFirstConsumer', 'waiting for first consumer to be created before binding', 'PersistentVolumeClaim', 'data', 'Normal')] }));
+    assert.equal(links.at(-1)!.status, 'waiting');
+    assert.match(links.at(-1)!.owner!, /kube-scheduler/);
+    const gold = claim('Pending', { cls: 'gold' });
+    links = diagnose(pvcInput({ claim: gold, claims: [gold], events: [ev('ProvisioningFailed', 'storageclass.storage.k8s.io "gold" not found', 'PersistentVolumeClaim', 'data')] }));
+    assert.equal(firstBroken(links)?.step, 'claim');
+    assert.match(firstBroken(links)!.evidence, /ProvisioningFailed: storageclass.storage.k8s.io "gold" not found/);
+  });
+
+  test('a pod chain shows its volumes; a FailedMount breaks it there', () => {
+    const c = claim('Bound', { volumeName: 'pvc-c1' });
+    let links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2'), pods: [user('node-2')], claims: [c], volumes: [pv] }));
+    assert.ok(links.some((l) => l.step === 'volumes' && l.status === 'ok' && /data → pvc-c1 on node-2/.test(l.evidence)), formatTrace(links));
+    const creating: core.PodStatus = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] };
+    links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2', creating), pods: [user('node-2', creating)], claims: [c], volumes: [pv], events: [ev('FailedMount', 'MountVolume.SetUp failed: error processing PVC ns/data: PVC is not bound')] }));
+    assert.equal(firstBroken(links)?.step, 'volumes');
   });
 });

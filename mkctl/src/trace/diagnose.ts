@@ -28,7 +28,7 @@ export interface Link {
 export interface ProxyEvidence { node: string; present: boolean; endpoints: number; detail: string }
 
 export interface TraceInput {
-  kind: 'Deployment' | 'ReplicaSet' | 'Pod' | 'Service';
+  kind: 'Deployment' | 'ReplicaSet' | 'Pod' | 'Service' | 'PersistentVolumeClaim';
   name: string;
   namespace: string;
   deployment?: apps.Deployment;
@@ -48,6 +48,10 @@ export interface TraceInput {
   pod?: core.Pod;
   service?: core.Service;
   replicaSet?: apps.ReplicaSet;
+  /** Claims of the namespace and every PV: the storage links (claim → volume → node → mounted). */
+  claims?: core.PersistentVolumeClaim[];
+  volumes?: core.PersistentVolume[];
+  claim?: core.PersistentVolumeClaim;
 }
 
 type Meta = { metadata?: { uid?: string; resourceVersion?: string; creationTimestamp?: string; name?: string; ownerReferences?: { uid: string; controller?: boolean }[] } };
@@ -67,6 +71,25 @@ const evTime = (e: core.Event) => Date.parse(e.lastTimestamp || e.eventTime || e
 const evIso = (e: core.Event | undefined) => (e ? (e.lastTimestamp || e.eventTime || e.firstTimestamp || e.metadata?.creationTimestamp || undefined) : undefined);
 const lastEvent = (evs: core.Event[], reason: string | RegExp) => [...evs].reverse().find((e) => (typeof reason === 'string' ? e.reason === reason : reason.test(e.reason ?? '')));
 const withTime = (t: string | undefined | null) => (t ? { time: t } : {});
+
+/**
+ * A pod with no container yet may be held by its sandbox or its volumes, which come first in the
+ * kubelet (their Events say why): the link names the runtime's (or the volume's) own message.
+ */
+function sandboxOrVolumes(p: core.Pod, evs: core.Event[]): Link | undefined {
+  const name = `${p.metadata?.name ?? ''}`;
+  const node = p.spec?.nodeName ?? '';
+  if (!(p.status?.containerStatuses ?? []).every((cs) => !cs.containerID)) return undefined;
+  const sandbox = lastEvent(evs, 'FailedCreatePodSandBox');
+  if (sandbox) {
+    return { step: 'sandbox', status: 'broken', ...withTime(evIso(sandbox)), evidence: `${name}: ${sandbox.message ?? 'the pod sandbox could not be created'}`, owner: `container runtime on ${node} (kubelet → cri-docker → Docker) / CNI: the pod sandbox`, hint: `.mk8s/logs/${node}-cri-docker.log; the pod's securityContext.sysctls, hostPorts and network` };
+  }
+  const mount = lastEvent(evs, 'FailedMount');
+  if (mount) {
+    return { step: 'volumes', status: 'broken', ...withTime(evIso(mount)), evidence: `${name}: ${mount.message ?? 'a volume could not be set up'}`, owner: `kubelet on ${node} (volumes)`, hint: `create what the pod's volumes reference in its namespace` };
+  }
+  return undefined;
+}
 
 export function selectorMatches(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
   const keys = Object.keys(selector ?? {});
@@ -150,6 +173,8 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
       }
       return { step: 'node', status: 'ok', ...withTime(ready.lastHeartbeatTime), evidence: `node ${node.metadata?.name ?? ''} Ready` };
     },
+    // volumes: every claim Bound to a PV that may be on this node, none failing to mount
+    (p) => volumesLink(inp, p),
     // image pulled
     (p) => {
       const evs = eventsFor(inp.events, 'Pod', now(p));
@@ -157,12 +182,17 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
         const w = cs.state?.waiting;
         if (w && ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'].includes(w.reason ?? '')) {
           const failed = lastEvent(evs, /^Failed$/) && ([...evs].reverse().find((e) => e.reason === 'Failed' && /pull/i.test(e.message ?? '') && !/^Error:/.test(e.message ?? '')) ?? lastEvent(evs, 'Failed'));
+          if (w.reason === 'InvalidImageName') {
+            return { step: 'image', status: 'broken', ...withTime(evIso(lastEvent(evs, 'InspectFailed'))), evidence: `${now(p)}/${cs.name}: InvalidImageName: ${(w.message ?? '').slice(0, 300)}`, owner: 'the Pod spec (yours): the image is not a valid reference', hint: 'image names are lowercase [registry/]path[:tag][@digest]' };
+          }
           return {
             step: 'image', status: 'broken', ...withTime(evIso(failed)), evidence: `${now(p)}/${cs.name}: ${w.reason ?? ''} for ${cs.image}: ${(failed?.message ?? w.message ?? '').slice(0, 300)}`,
             owner: 'container runtime (kubelet → cri-docker → Docker)', hint: `no registry is reachable: the image must exist locally (docker images; build it with images/), or fix the image name`,
           };
         }
       }
+      const held = sandboxOrVolumes(p, evs);
+      if (held) return held;
       const statuses = p.status?.containerStatuses ?? [];
       if (!statuses.length) return { step: 'image', status: 'waiting', evidence: `${now(p)}: no container status yet`, owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: `mkctl describe pod ${now(p)}` };
       const pulled = lastEvent(evs, 'Pulled');
@@ -170,30 +200,47 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
       if (!present && !pulled) return { step: 'image', status: 'waiting', evidence: `${now(p)}: pulling ${statuses.map((c) => c.image).join(', ')}`, owner: 'container runtime', hint: `mkctl describe pod ${now(p)}` };
       return { step: 'image', status: 'ok', ...withTime(evIso(pulled)), evidence: `${statuses.map((c) => c.image).join(', ')}${pulled ? ` (${pulled.message ?? 'pulled'})` : ' present'}` };
     },
-    // containers created and started
+    // containers created and started (init containers first, as the kubelet runs them)
     (p) => {
       const evs = eventsFor(inp.events, 'Pod', now(p));
-      for (const cs of p.status?.containerStatuses ?? []) {
+      const node = p.spec?.nodeName ?? '';
+      const runtime = `container runtime on ${node} (kubelet → cri-docker → Docker)`;
+      /** Who owns an exit: the kernel for OOMKilled, the runtime for a start that failed, else the app. */
+      const exitOwner = (reason: string | undefined, init: boolean) =>
+        reason === 'OOMKilled' ? 'the kernel (the container exceeded its memory limit: raise resources.limits.memory or use less)'
+          : reason === 'StartError' ? `${runtime}: the container's command could not be started`
+            : reason === 'ContainerStatusUnknown' ? `${runtime}: the container was removed behind the kubelet's back`
+              : `the application in the ${init ? 'init ' : ''}container (kubelet restarts it with back-off)`;
+      const msg = (m: string | undefined) => (m ? `: ${m.slice(0, 300)}` : '');
+      const statusesOf: [core.ContainerStatus, boolean][] = [
+        ...(p.status?.initContainerStatuses ?? []).map((cs) => [cs, true] as [core.ContainerStatus, boolean]),
+        ...(p.status?.containerStatuses ?? []).map((cs) => [cs, false] as [core.ContainerStatus, boolean]),
+      ];
+      for (const [cs, init] of statusesOf) {
         const w = cs.state?.waiting;
         const last = cs.lastState?.terminated;
+        const what = `${now(p)}/${init ? 'init ' : ''}${cs.name}`;
         if (w?.reason === 'CrashLoopBackOff' || (w && last && (cs.restartCount ?? 0) > 0)) {
           return {
-            step: 'started', status: 'broken', ...withTime(last?.finishedAt), evidence: `${now(p)}/${cs.name}: ${w.reason ?? 'waiting'}, last exit code ${last?.exitCode ?? '?'}${last?.reason ? ` (${last.reason})` : ''}, ${cs.restartCount ?? 0} restarts`,
-            owner: 'the application in the container (kubelet restarts it with backoff)', hint: `mkctl logs ${now(p)} -c ${cs.name} --previous`,
+            step: 'started', status: 'broken', ...withTime(last?.finishedAt), evidence: `${what}: ${w.reason ?? 'waiting'}, last exit code ${last?.exitCode ?? '?'}${last?.reason ? ` (${last.reason})` : ''}${msg(last?.message)}, ${cs.restartCount ?? 0} restarts`,
+            owner: exitOwner(last?.reason, init), hint: last?.reason === 'StartError' ? `check command/args of ${cs.name} against the image: mkctl describe pod ${now(p)}` : `mkctl logs ${now(p)} -c ${cs.name} --previous`,
           };
         }
         if (w && ['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'PreStartHookError'].includes(w.reason ?? '')) {
           const missing = missingRefs(inp, p);
           return {
-            step: 'started', status: 'broken', ...withTime(evIso(lastEvent(evs, 'Failed'))), evidence: `${now(p)}/${cs.name}: ${w.reason ?? ''}: ${w.message ?? ''}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
-            owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: missing.length ? `create ${missing.join(', ')} in namespace ${inp.namespace} (or mark the reference optional)` : `mkctl describe pod ${now(p)}`,
+            step: 'started', status: 'broken', ...withTime(evIso(lastEvent(evs, 'Failed'))), evidence: `${what}: ${w.reason ?? ''}: ${w.message ?? ''}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
+            owner: w.reason === 'CreateContainerConfigError' ? `kubelet on ${node} (the container's config: env, ConfigMaps, Secrets)` : runtime,
+            hint: missing.length ? `create ${missing.join(', ')} in namespace ${inp.namespace} (or mark the reference optional)` : w.reason === 'CreateContainerError' ? `the runtime refused the container (an image without a command needs one in the spec): mkctl describe pod ${now(p)}` : `mkctl describe pod ${now(p)}`,
           };
         }
-        if (cs.state?.terminated && p.spec?.restartPolicy !== 'Always') {
-          const t = cs.state.terminated;
-          if (t.exitCode !== 0) return { step: 'started', status: 'broken', ...withTime(t.finishedAt), evidence: `${now(p)}/${cs.name} exited with code ${t.exitCode} (${t.reason ?? ''})`, owner: 'the application in the container', hint: `mkctl logs ${now(p)} -c ${cs.name}` };
+        const t = cs.state?.terminated;
+        if (t && t.exitCode !== 0 && (init || p.spec?.restartPolicy !== 'Always')) {
+          return { step: 'started', status: 'broken', ...withTime(t.finishedAt), evidence: `${what} exited with code ${t.exitCode} (${t.reason ?? ''})${msg(t.message)}`, owner: exitOwner(t.reason, init), hint: `mkctl logs ${now(p)} -c ${cs.name}` };
         }
       }
+      const held = sandboxOrVolumes(p, evs);
+      if (held) return held;
       const missing = missingRefs(inp, p);
       const statuses = p.status?.containerStatuses ?? [];
       const running = statuses.filter((c) => c.state?.running);
@@ -270,6 +317,88 @@ export function missingRefs(inp: TraceInput, p: core.Pod): string[] {
     if (v.secret && !v.secret.optional && secrets && !secrets.includes(v.secret.secretName ?? '')) out.add(`secret "${v.secret.secretName ?? ''}"`);
   }
   return [...out];
+}
+
+const claimNamesOf = (p: core.Pod) => (p.spec?.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim?.claimName ? [v.persistentVolumeClaim.claimName] : []));
+/** The node a PV is pinned to (required kubernetes.io/hostname In [one]), if any. */
+export function volumeNode(pv: core.PersistentVolume): string | undefined {
+  for (const t of pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []) {
+    for (const e of t.matchExpressions ?? []) if (e.key === 'kubernetes.io/hostname' && e.operator === 'In' && e.values?.length === 1) return e.values[0];
+  }
+  return undefined;
+}
+const pvPath = (pv: core.PersistentVolume) => pv.spec?.hostPath?.path ?? pv.spec?.local?.path ?? '';
+
+/** Claim → bound PV for one claim: a Link when it is not Bound (broken or waiting), else the PV. */
+function claimBinding(inp: TraceInput, c: core.PersistentVolumeClaim): { link?: Link; pv?: core.PersistentVolume } {
+  const name = c.metadata?.name ?? '';
+  const evs = eventsFor(inp.events, 'PersistentVolumeClaim', name);
+  if (c.status?.phase === 'Bound' && c.spec?.volumeName) {
+    const pv = (inp.volumes ?? []).find((v) => v.metadata?.name === c.spec!.volumeName);
+    if (!pv) return { link: { step: 'claim', status: 'broken', evidence: `claim ${name} is Bound to ${c.spec.volumeName}, which does not exist`, owner: 'kube-controller-manager (persistentvolume-binder)', hint: 'mkctl get pv' } };
+    return { pv };
+  }
+  if (c.status?.phase === 'Lost') return { link: { step: 'claim', status: 'broken', evidence: `claim ${name} is Lost: ${lastEvent(evs, /^Claim/)?.message ?? ''}`, owner: 'kube-controller-manager (persistentvolume-binder)', hint: `mkctl describe pvc ${name}` } };
+  const failed = lastEvent(evs, /^(ProvisioningFailed|VolumeMismatch|FailedBinding)$/);
+  const last = evs.at(-1);
+  if (failed && (failed.type === 'Warning' || failed.reason === 'FailedBinding') && failed === last) {
+    return { link: { step: 'claim', status: 'broken', ...withTime(evIso(failed)), evidence: `claim ${name} Pending: ${failed.reason}: ${failed.message ?? ''}`, owner: failed.reason === 'ProvisioningFailed' ? 'the claim\'s StorageClass / its provisioner' : 'kube-controller-manager (persistentvolume-binder)', hint: 'mkctl get storageclass; mkctl get pv' } };
+  }
+  const cls = c.spec?.storageClassName;
+  const why = last ? `${last.reason}: ${last.message ?? ''}` : 'no binding attempt yet';
+  return { link: { step: 'claim', status: 'waiting', ...withTime(evIso(last)), evidence: `claim ${name} Pending (class ${cls || 'none'}): ${why}`, owner: last?.reason === 'WaitForFirstConsumer' ? 'kube-scheduler (VolumeBinding picks the node when a pod uses the claim)' : 'kube-controller-manager (persistentvolume-binder / local-path-provisioner)', hint: `mkctl describe pvc ${name}` } };
+}
+
+function volumesLink(inp: TraceInput, p: core.Pod): Link {
+  const name = p.metadata?.name ?? '';
+  const claims = claimNamesOf(p);
+  if (!claims.length) return { step: 'volumes', status: 'info', evidence: `${name}: no claims` }; // not shown
+  const parts: string[] = [];
+  for (const cn of claims) {
+    const c = (inp.claims ?? []).find((x) => x.metadata?.name === cn);
+    if (!c) return { step: 'volumes', status: 'broken', evidence: `${name} uses claim ${cn}, which does not exist`, owner: 'the pod spec (yours)', hint: `mkctl get pvc -n ${inp.namespace}` };
+    const b = claimBinding(inp, c);
+    if (b.link) return { ...b.link, step: 'volumes' };
+    const node = volumeNode(b.pv!);
+    if (node && p.spec?.nodeName && node !== p.spec.nodeName) {
+      return { step: 'volumes', status: 'broken', evidence: `claim ${cn} → ${b.pv!.metadata?.name ?? ''} lives on ${node}, the pod is on ${p.spec.nodeName}`, owner: 'kube-scheduler (VolumeBinding)', hint: `mkctl describe pod ${name}` };
+    }
+    parts.push(`${cn} → ${b.pv!.metadata?.name ?? ''}${node ? ` on ${node}` : ''} (${pvPath(b.pv!)})`);
+  }
+  const failed = lastEvent(eventsFor(inp.events, 'Pod', name), 'FailedMount');
+  const running = (p.status?.containerStatuses ?? []).some((cs) => cs.state?.running || cs.state?.terminated);
+  if (failed && !running) return { step: 'volumes', status: 'broken', ...withTime(evIso(failed)), evidence: `${name}: FailedMount: ${failed.message ?? ''}`, owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: `mkctl describe pod ${name}` };
+  return { step: 'volumes', status: 'ok', evidence: `${name}: ${parts.join('; ')}${running ? ', mounted' : ''}` };
+}
+
+/** The chain of a claim: stored → claim bound → volume → node → mounted by its pods. */
+function claimChain(inp: TraceInput, c: core.PersistentVolumeClaim, links: Link[]): void {
+  const name = c.metadata?.name ?? '';
+  const b = claimBinding(inp, c);
+  if (b.link) { links.push(b.link); return; }
+  const pv = b.pv!;
+  links.push({ step: 'claim', status: 'ok', evidence: `claim ${name} Bound to ${pv.metadata?.name ?? ''} (${c.status?.capacity?.['storage'] ?? '?'}, class ${c.spec?.storageClassName || 'none'})` });
+  const prov = pv.metadata?.annotations?.['pv.kubernetes.io/provisioned-by'];
+  links.push({ step: 'volume', status: 'ok', ...withTime(pv.metadata?.creationTimestamp), evidence: `${pv.metadata?.name ?? ''} ${pv.status?.phase ?? ''}, ${pv.spec?.persistentVolumeReclaimPolicy ?? ''}, ${pv.spec?.hostPath ? 'hostPath' : pv.spec?.local ? 'local' : 'other'} ${pvPath(pv)}${prov ? `, provisioned by ${prov}` : ''}` });
+  const nodeName = volumeNode(pv);
+  if (nodeName) {
+    const node = (inp.nodes ?? []).find((n) => n.metadata?.name === nodeName);
+    const ready = node?.status?.conditions?.find((x) => x.type === 'Ready');
+    if (!node || ready?.status !== 'True') {
+      links.push({ step: 'node', status: 'broken', evidence: `the volume lives on ${nodeName}, which is ${node ? 'NotReady' : 'gone'}`, owner: `kubelet on ${nodeName}`, hint: 'mkctl get nodes; its data is only on that node' });
+      return;
+    }
+    links.push({ step: 'node', status: 'ok', ...withTime(ready.lastHeartbeatTime), evidence: `node ${nodeName} Ready` });
+  } else {
+    links.push({ step: 'node', status: 'info', evidence: 'the volume is not pinned to a node' });
+  }
+  const users = (inp.pods ?? []).filter((p) => claimNamesOf(p).includes(name) && !p.metadata?.deletionTimestamp);
+  if (!users.length) { links.push({ step: 'mounted', status: 'info', evidence: 'no pod uses the claim' }); return; }
+  for (const p of users) {
+    const l = volumesLink(inp, p);
+    if (l.status !== 'ok') { links.push({ ...l, step: 'mounted' }); return; }
+  }
+  links.push({ step: 'mounted', status: 'ok', evidence: users.map((p) => `${p.metadata?.name ?? ''} on ${p.spec?.nodeName ?? '(unscheduled)'} ${p.status?.phase ?? ''}`).join(', ') });
 }
 
 /** Endpoints and kube-proxy links for the Services in front of pods. */
@@ -353,6 +482,10 @@ export function diagnose(inp: TraceInput): Link[] {
   } else if (inp.kind === 'Pod') {
     links.push(stored('pod', inp.pod!));
     pods = [inp.pod!];
+  } else if (inp.kind === 'PersistentVolumeClaim') {
+    links.push(stored('persistentvolumeclaim', inp.claim!));
+    claimChain(inp, inp.claim!, links);
+    return links;
   } else {
     const svc = inp.service!;
     links.push(stored('service', svc));

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
-import { ConfigMaps, Deployments, EndpointSlices, Events, Jobs, Nodes, Pods, ReplicaSets, Secrets, Services, type KubeObject } from '@mk8s/api';
+import { ConfigMaps, Deployments, EndpointSlices, Events, Jobs, Nodes, PersistentVolumeClaims, PersistentVolumes, Pods, ReplicaSets, Secrets, Services, type KubeObject } from '@mk8s/api';
 import type * as core from 'kubernetes-types/core/v1.js';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { getObject, listObjects } from '../kubectl/api-helpers.js';
@@ -39,7 +39,7 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
   const name = ref?.names[0];
   if (!ref || !name) throw new CliError('error: trace needs TYPE/NAME, e.g. mkctl trace deployment/web');
   const kind = ref.resource.kind;
-  if (!['Deployment', 'ReplicaSet', 'Pod', 'Service'].includes(kind)) throw new CliError(`error: trace follows deployments, replicasets, pods and services, not ${ref.resource.resource}`);
+  if (!['Deployment', 'ReplicaSet', 'Pod', 'Service', 'PersistentVolumeClaim'].includes(kind)) throw new CliError(`error: trace follows deployments, replicasets, pods, services and persistentvolumeclaims, not ${ref.resource.resource}`);
   const ns = ctx.namespace;
   const c = ctx.client;
   const target = await getObject(c, ref.resource, ns, name);
@@ -57,6 +57,9 @@ export async function gatherTrace(ctx: CliContext, arg: string): Promise<TraceIn
   if (kind === 'ReplicaSet') inp.replicaSet = target as never;
   if (kind === 'Pod') inp.pod = target as never;
   if (kind === 'Service') inp.service = target as never;
+  if (kind === 'PersistentVolumeClaim') inp.claim = target as never;
+  const [claims, volumes] = await Promise.all([listObjects(c, PersistentVolumeClaims, ns).catch(() => []), listObjects(c, PersistentVolumes, undefined).catch(() => [])]);
+  inp.claims = claims as never; inp.volumes = volumes as never;
   const svcs = (services as (core.Service & KubeObject)[]).filter((s) => s.spec?.clusterIP && s.spec.clusterIP !== 'None').map((s) => ({ namespace: ns, name: s.metadata!.name! }));
   const proxy = await readProxyEvidence(nodes.map((n) => n.metadata!.name!), svcs);
   if (proxy) {
@@ -88,8 +91,8 @@ async function traceWorkload(ctx: CliContext, arg: string): Promise<Link[] | und
 }
 
 export function registerTrace(program: Command, ctx: () => CliContext): void {
-  program.command('trace').description('Walk the chain for an object (stored → children → scheduled → image → started → ready → endpoints → kube-proxy) and name the first broken link')
-    .argument('<object>', 'TYPE/NAME: deployment/web, pod/web-abc, service/web, rs/web-123')
+  program.command('trace').description('Walk the chain for an object (stored → children → scheduled → volumes → image → started → ready → endpoints → kube-proxy; a claim: claim → volume → node → mounted) and name the first broken link')
+    .argument('<object>', 'TYPE/NAME: deployment/web, pod/web-abc, service/web, rs/web-123, pvc/data')
     .option('-o, --output <format>', 'json: the links as JSON')
     .action(async (arg: string, o: { output?: string }) => {
       const c = ctx();

@@ -3,14 +3,14 @@
  * and runs each extension point over them in order.
  */
 import type {
-  BindPlugin, FrameworkRunner, Handle, NodeScore, Plugin, PluginFactory, PostFilterPlugin, PostFilterResult,
+  BindPlugin, PreBindPlugin, FrameworkRunner, Handle, NodeScore, Plugin, PluginFactory, PostFilterPlugin, PostFilterResult,
   PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScorePlugin, FilterPlugin,
 } from './interfaces.js';
 import { Status } from './status.js';
 import { CycleState, NodeInfo, PodInfo, podKey, podPriority, type Pod } from './types.js';
 
 /** Extension points, as KubeSchedulerConfiguration's `plugins` names them. */
-export type ExtensionPoint = 'queueSort' | 'preFilter' | 'filter' | 'postFilter' | 'preScore' | 'score' | 'reserve' | 'bind';
+export type ExtensionPoint = 'queueSort' | 'preFilter' | 'filter' | 'postFilter' | 'preScore' | 'score' | 'reserve' | 'preBind' | 'bind';
 
 /** One enabled plugin of a profile; weight applies to its Score (default 1). */
 export interface PluginSpec {
@@ -32,7 +32,7 @@ export interface ProfileConfig {
   percentageOfNodesToScore?: number;
 }
 
-/** Upstream's default profile (v1.32) minus the volume plugins and ImageLocality. */
+/** Upstream's default profile (v1.32) minus VolumeRestrictions, NodeVolumeLimits, VolumeZone and ImageLocality. */
 export const DEFAULT_PLUGINS: readonly PluginSpec[] = [
   { name: 'PrioritySort' },
   { name: 'NodeUnschedulable' },
@@ -41,6 +41,7 @@ export const DEFAULT_PLUGINS: readonly PluginSpec[] = [
   { name: 'NodeAffinity', weight: 2 },
   { name: 'NodePorts' },
   { name: 'NodeResourcesFit', weight: 1 },
+  { name: 'VolumeBinding' },
   { name: 'PodTopologySpread', weight: 2 },
   { name: 'InterPodAffinity', weight: 2 },
   { name: 'DefaultPreemption' },
@@ -71,6 +72,7 @@ export class Framework implements FrameworkRunner {
   readonly preScore: PreScorePlugin[];
   readonly scorePlugins: { plugin: ScorePlugin; weight: number }[];
   readonly reservePlugins: ReservePlugin[];
+  readonly preBindPlugins: PreBindPlugin[];
   readonly bindPlugins: BindPlugin[];
   readonly handle: Handle;
 
@@ -96,6 +98,7 @@ export class Framework implements FrameworkRunner {
     this.preScore = at<PreScorePlugin>('preScore', 'preScore');
     this.scorePlugins = at<ScorePlugin>('score', 'score').map((plugin) => ({ plugin, weight: weight.get(plugin.name) ?? 1 }));
     this.reservePlugins = at<ReservePlugin>('reserve', 'reserve');
+    this.preBindPlugins = at<PreBindPlugin>('preBind', 'preBind');
     this.bindPlugins = at<BindPlugin>('bind', 'bind');
   }
 
@@ -199,6 +202,15 @@ export class Framework implements FrameworkRunner {
 
   runReservePluginsUnreserve(state: CycleState, pod: Pod, nodeName: string): void {
     for (const p of [...this.reservePlugins].reverse()) p.unreserve(state, pod, nodeName);
+  }
+
+  /** Runs PreBind plugins in order; the first non-success stops the binding. */
+  async runPreBindPlugins(state: CycleState, pod: Pod, nodeName: string, signal: AbortSignal): Promise<Status | undefined> {
+    for (const p of this.preBindPlugins) {
+      const s = await p.preBind(state, pod, nodeName, signal);
+      if (s && s.code !== 'Success') return s;
+    }
+    return undefined;
   }
 
   async runBindPlugins(state: CycleState, pod: Pod, nodeName: string, signal: AbortSignal): Promise<Status | undefined> {

@@ -6,7 +6,7 @@
 import type { Logger } from '@mk8s/component-base';
 import type { Clock } from '@mk8s/component-base';
 import type { Clientset } from '@mk8s/client';
-import type { ReplicaSet, Service } from '@mk8s/api';
+import type { PV, PVC, ReplicaSet, Service, StorageClass } from '@mk8s/api';
 import type { Status } from './status.js';
 import type { CycleState, NamespaceLabels, NodeInfo, Pod } from './types.js';
 
@@ -76,6 +76,14 @@ export interface ReservePlugin extends Plugin {
   unreserve(state: CycleState, pod: Pod, nodeName: string): void;
 }
 
+/**
+ * Runs before Bind, off the scheduling cycle (volume binding writes and waits here). A non-success
+ * Status fails the binding: the pod is unreserved and retried.
+ */
+export interface PreBindPlugin extends Plugin {
+  preBind(state: CycleState, pod: Pod, nodeName: string, signal: AbortSignal): Promise<Status | undefined>;
+}
+
 /** Writes the decision. Returns Skip to let the next binder try; runs off the scheduling cycle. */
 export interface BindPlugin extends Plugin {
   bind(state: CycleState, pod: Pod, nodeName: string, signal: AbortSignal): Promise<Status | undefined>;
@@ -110,10 +118,20 @@ export interface Handle {
   readonly services: (namespace: string) => Service[];
   readonly replicaSets: (namespace: string) => ReplicaSet[];
   readonly nominator: PodNominator;
+  /** The storage objects VolumeBinding reads (informer caches). Absent: the plugin stays off. */
+  readonly volumes?: VolumeListers;
   /** Records an Event about obj (core/v1). */
   readonly recordEvent: (obj: Pod, type: 'Normal' | 'Warning', reason: string, action: string, message: string) => void;
   /** The framework the plugin runs in (preemption runs its filters). Set once built. */
   framework(): FrameworkRunner;
+}
+
+/** Read-only views of the claim, volume and class caches. Objects are shared: never mutate them. */
+export interface VolumeListers {
+  claim(namespace: string, name: string): PVC | undefined;
+  volume(name: string): PV | undefined;
+  volumes(): PV[];
+  storageClass(name: string): StorageClass | undefined;
 }
 
 /** The parts of the framework plugins may call back into. */

@@ -12,6 +12,7 @@ import * as nodeUnschedulable from './node-unschedulable/node-unschedulable.js';
 import * as podTopologySpread from './pod-topology-spread/pod-topology-spread.js';
 import * as prioritySort from './priority-sort/priority-sort.js';
 import * as taintToleration from './taint-toleration/taint-toleration.js';
+import * as volumeBinding from './volume-binding/volume-binding.js';
 
 export const IN_TREE_REGISTRY: Readonly<Record<string, PluginFactory>> = Object.freeze({
   [prioritySort.NAME]: prioritySort.create,
@@ -24,6 +25,7 @@ export const IN_TREE_REGISTRY: Readonly<Record<string, PluginFactory>> = Object.
   [balanced.NAME]: balanced.create,
   [podTopologySpread.NAME]: podTopologySpread.create,
   [interPodAffinity.NAME]: interPodAffinity.create,
+  [volumeBinding.NAME]: volumeBinding.create,
   [defaultPreemption.NAME]: defaultPreemption.create,
   [defaultBinder.NAME]: defaultBinder.create,
 });

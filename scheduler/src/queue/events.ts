@@ -4,7 +4,7 @@
  */
 export type ClusterEvent =
   | 'NodeAdd' | 'NodeUpdate' | 'AssignedPodAdd' | 'AssignedPodUpdate' | 'AssignedPodDelete'
-  | 'UnschedulableTimeout' | 'ForceActivate';
+  | 'PersistentVolumeChange' | 'UnschedulableTimeout' | 'ForceActivate';
 
 const ALL = '*';
 const INTERESTED: Record<ClusterEvent, readonly string[]> = {
@@ -13,6 +13,8 @@ const INTERESTED: Record<ClusterEvent, readonly string[]> = {
   AssignedPodAdd: ['InterPodAffinity', 'PodTopologySpread'],
   AssignedPodUpdate: ['InterPodAffinity', 'PodTopologySpread'],
   AssignedPodDelete: ['NodeResourcesFit', 'NodePorts', 'InterPodAffinity', 'PodTopologySpread', 'DefaultPreemption'],
+  // A claim, PV or StorageClass added or changed (upstream's PVC/PV/StorageClass events for VolumeBinding).
+  PersistentVolumeChange: ['VolumeBinding'],
   UnschedulableTimeout: [ALL],
   ForceActivate: [ALL],
 };

@@ -4,7 +4,7 @@ import { FakeClock } from '@mk8s/component-base/testing';
 import type { Clientset } from '@mk8s/client';
 import type { ReplicaSet, Service } from '@mk8s/api';
 import { Framework, type ProfileConfig } from '../framework/framework.js';
-import type { Handle, PodNominator } from '../framework/interfaces.js';
+import type { Handle, PodNominator, VolumeListers } from '../framework/interfaces.js';
 import { NodeInfo, PodInfo, Snapshot, type Node, type Pod } from '../framework/types.js';
 import { IN_TREE_REGISTRY } from '../plugins/registry.js';
 
@@ -15,6 +15,7 @@ export interface TestHandleOptions {
   replicaSets?: ReplicaSet[];
   nominated?: Record<string, Pod[]>;
   events?: { type: string; reason: string; message: string; pod: string }[];
+  volumes?: VolumeListers;
 }
 
 export function testHandle(o: TestHandleOptions = {}): Omit<Handle, 'framework'> {
@@ -27,6 +28,7 @@ export function testHandle(o: TestHandleOptions = {}): Omit<Handle, 'framework'>
     services: (ns) => (o.services ?? []).filter((s) => (s.metadata?.namespace ?? 'default') === ns),
     replicaSets: (ns) => (o.replicaSets ?? []).filter((s) => (s.metadata?.namespace ?? 'default') === ns),
     nominator,
+    ...(o.volumes ? { volumes: o.volumes } : {}),
     recordEvent: (pod, type, reason, _action, message) => { o.events?.push({ type, reason, message, pod: `${pod.metadata.namespace}/${pod.metadata.name}` }); },
   };
 }

@@ -1,0 +1,127 @@
+/**
+ * Issue 17's storage acceptance on the real cluster with the real kubectl: the default
+ * StorageClass `standard` (local-path, WaitForFirstConsumer), data that outlives its pod, the PV
+ * landing on the node the scheduler chose, a claim of an absent class, and both reclaim policies.
+ * One namespace, deleted afterwards; a Retain PV and its directory are removed by the test.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import { kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+
+const ns = uniqueName('e2e-storage');
+const k = (args: string[], input?: string) => kubectlOk(['-n', ns, ...args], input === undefined ? {} : { input });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const jsonOf = (...args: string[]) => JSON.parse(k([...args, '-o', 'json'])) as Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const pvJson = (name: string) => JSON.parse(kubectlOk(['get', 'pv', name, '-o', 'json'])) as Record<string, any>;
+
+const claim = (name: string, cls?: string) => `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: ${name} }
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: { requests: { storage: 64Mi } }
+${cls !== undefined ? `  storageClassName: ${cls}\n` : ''}`;
+
+const pod = (name: string, claimName: string, script: string, restartPolicy = 'Always') => `
+apiVersion: v1
+kind: Pod
+metadata: { name: ${name} }
+spec:
+  automountServiceAccountToken: false
+  terminationGracePeriodSeconds: 0
+  restartPolicy: ${restartPolicy}
+  containers: [{ name: c, image: busybox, imagePullPolicy: IfNotPresent, command: [sh, -c, '${script}'], volumeMounts: [{ name: data, mountPath: /data }] }]
+  volumes: [{ name: data, persistentVolumeClaim: { claimName: ${claimName} } }]
+`;
+
+const phase = (kind: string, name: string) => jsonOf('get', kind, name).status?.phase as string | undefined;
+const events = (name: string) => k(['get', 'events', '--field-selector', `involvedObject.name=${name}`, '-o', 'custom-columns=REASON:.reason,MESSAGE:.message', '--no-headers']);
+
+describe('storage: claims, the local-path provisioner and reclaim', () => {
+  before(() => { kubectlOk(['create', 'namespace', ns]); });
+  after(() => { kubectl(['delete', 'namespace', ns, '--wait=false']); });
+
+  test('the default class is standard (local-path, WaitForFirstConsumer)', () => {
+    assert.match(kubectlOk(['get', 'storageclass']), /^NAME\s+PROVISIONER\s+RECLAIMPOLICY\s+VOLUMEBINDINGMODE\s+ALLOWVOLUMEEXPANSION\s+AGE\nstandard \(default\)\s+mk8s\.io\/local-path\s+Delete\s+WaitForFirstConsumer\s+true\s/m);
+  });
+
+  test('WaitForFirstConsumer: the claim waits for a pod, its PV lands on the scheduler\'s node; the data survives pod replacement; Delete removes the directory', async () => {
+    k(['apply', '-f', '-'], claim('data'));
+    assert.equal(jsonOf('get', 'pvc', 'data').spec.storageClassName, 'standard', 'DefaultStorageClass filled the class');
+    await waitFor(() => /WaitForFirstConsumer\s+waiting for first consumer to be created before binding/.test(events('data')), { timeoutMs: 30_000, what: 'WaitForFirstConsumer event' });
+    assert.equal(phase('pvc', 'data'), 'Pending');
+
+    k(['apply', '-f', '-'], pod('writer', 'data', 'echo kept-$HOSTNAME > /data/f && sleep 3600'));
+    await waitFor(() => phase('pod', 'writer') === 'Running', { timeoutMs: 90_000, what: 'writer Running' });
+    const node = jsonOf('get', 'pod', 'writer').spec.nodeName as string;
+    const pvc = jsonOf('get', 'pvc', 'data');
+    assert.equal(pvc.status.phase, 'Bound');
+    assert.equal(pvc.metadata.annotations['volume.kubernetes.io/selected-node'], node);
+    const pv = pvJson(pvc.spec.volumeName);
+    assert.deepEqual(pv.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values, [node]);
+    assert.equal(pv.spec.persistentVolumeReclaimPolicy, 'Delete');
+    const dir = pv.spec.hostPath.path as string;
+    assert.ok(dir.includes(`/nodes/${node}/local-path/`), `${dir} is under ${node}'s data dir`);
+    await waitFor(() => existsSync(`${dir}/f`), { timeoutMs: 10_000, what: 'the file on the node' });
+    assert.match(k(['get', 'pvc', 'data']), new RegExp(`^data\\s+Bound\\s+${pv.metadata.name}\\s+64Mi\\s+RWO\\s+standard\\s+<unset>\\s`, 'm'));
+    assert.match(kubectlOk(['get', 'pv', pv.metadata.name]), new RegExp(`^${pv.metadata.name}\\s+64Mi\\s+RWO\\s+Delete\\s+Bound\\s+${ns}/data\\s+standard\\s`, 'm'));
+
+    k(['delete', 'pod', 'writer', '--wait=true']);
+    k(['apply', '-f', '-'], pod('reader', 'data', 'cat /data/f', 'Never'));
+    await waitFor(() => phase('pod', 'reader') === 'Succeeded', { timeoutMs: 90_000, what: 'reader Succeeded' });
+    assert.equal(jsonOf('get', 'pod', 'reader').spec.nodeName, node, 'the claim pins the new pod to the same node');
+    assert.match(k(['logs', 'reader']), /^kept-writer$/m);
+
+    k(['delete', 'pod', 'reader', '--wait=true']);
+    k(['delete', 'pvc', 'data', '--wait=true']);
+    await waitFor(() => kubectl(['get', 'pv', pv.metadata.name]).code !== 0, { timeoutMs: 90_000, what: 'the PV deleted by the provisioner' });
+    assert.equal(existsSync(dir), false, 'the helper pod removed the directory');
+  });
+
+  test('a claim in use is not removed until its pod is gone (pvc-protection)', async () => {
+    k(['apply', '-f', '-'], claim('busy'));
+    k(['apply', '-f', '-'], pod('user', 'busy', 'sleep 3600'));
+    await waitFor(() => phase('pod', 'user') === 'Running', { timeoutMs: 90_000, what: 'user Running' });
+    k(['delete', 'pvc', 'busy', '--wait=false']);
+    await waitFor(() => /Terminating/.test(k(['get', 'pvc', 'busy'])), { timeoutMs: 10_000, what: 'claim Terminating' });
+    assert.deepEqual(jsonOf('get', 'pvc', 'busy').metadata.finalizers, ['kubernetes.io/pvc-protection']);
+    k(['delete', 'pod', 'user', '--wait=true']);
+    await waitFor(() => kubectl(['-n', ns, 'get', 'pvc', 'busy']).code !== 0, { timeoutMs: 60_000, what: 'claim gone once the pod is' });
+  });
+
+  test('Retain: deleting the claim leaves the PV Released and its directory', async () => {
+    kubectlOk(['apply', '-f', '-'], { input: `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: { name: ${ns}-retain }
+provisioner: mk8s.io/local-path
+reclaimPolicy: Retain
+volumeBindingMode: WaitForFirstConsumer
+` });
+    k(['apply', '-f', '-'], claim('kept', `${ns}-retain`));
+    k(['apply', '-f', '-'], pod('w', 'kept', 'echo x > /data/x', 'Never'));
+    await waitFor(() => phase('pod', 'w') === 'Succeeded', { timeoutMs: 90_000, what: 'pod w Succeeded' });
+    const pvName = jsonOf('get', 'pvc', 'kept').spec.volumeName as string;
+    const dir = pvJson(pvName).spec.hostPath.path as string;
+    k(['delete', 'pod', 'w', '--wait=true']);
+    k(['delete', 'pvc', 'kept', '--wait=true']);
+    await waitFor(() => pvJson(pvName).status.phase === 'Released', { timeoutMs: 30_000, what: 'PV Released' });
+    assert.ok(existsSync(`${dir}/x`), 'the data stays');
+    assert.match(kubectlOk(['get', 'pv', pvName]), new RegExp(`^${pvName}\\s+64Mi\\s+RWO\\s+Retain\\s+Released\\s+${ns}/kept\\s`, 'm'));
+    kubectlOk(['delete', 'pv', pvName, '--wait=true']);
+    kubectlOk(['delete', 'storageclass', `${ns}-retain`]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a claim of an absent class stays Pending with an event; its pod is unschedulable', async () => {
+    k(['apply', '-f', '-'], claim('gold', 'gold'));
+    await waitFor(() => /ProvisioningFailed\s+storageclass\.storage\.k8s\.io "gold" not found/.test(events('gold')), { timeoutMs: 30_000, what: 'ProvisioningFailed event' });
+    assert.equal(phase('pvc', 'gold'), 'Pending');
+    k(['apply', '-f', '-'], pod('stuck', 'gold', 'sleep 1'));
+    await waitFor(() => /FailedScheduling\s+0\/\d+ nodes are available: pod has unbound immediate PersistentVolumeClaims/.test(events('stuck')), { timeoutMs: 30_000, what: 'FailedScheduling' });
+    assert.equal(phase('pod', 'stuck'), 'Pending');
+  });
+});
