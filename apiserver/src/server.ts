@@ -295,7 +295,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     try { authenticated = await authenticate(authenticators, req.raw); } catch (err) { authErr = err; }
     if (auditor) {
       const id = auditID(req.headers['audit-id']);
-      void reply.header('audit-id', id);
+      // On the raw response: hijacked replies (watches) carry it too.
+      reply.raw.setHeader('audit-id', id);
       req.audit = auditor.begin(req.raw, reply.raw, req.requestInfo, authenticated, id, clock.now());
     }
     if (authErr) throw authErr;
@@ -319,9 +320,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   app.addHook('onSend', (req, reply, payload, done) => {
     const a = req.audit;
     if (a) {
-      if (a.event.level !== 'Metadata' && Buffer.isBuffer(req.body)) a.requestBody = req.body;
-      // Errors' Status for responseStatus at every level; bodies only at RequestResponse.
-      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400) && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
+      if (Buffer.isBuffer(req.body)) a.requestBody = req.body;
+      // Errors' Status for responseStatus and a create's object (its name) at every level; other bodies only at RequestResponse.
+      if ((a.event.level === 'RequestResponse' || reply.statusCode >= 400 || a.event.verb === 'create') && (typeof payload === 'string' || Buffer.isBuffer(payload))) a.responseBody = payload.toString();
     }
     const warnings = req.warnings;
     if (warnings?.length) void reply.header('warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
@@ -421,18 +422,32 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
 
   // exec/attach arrive as HTTP upgrades, which bypass fastify's routing: same stages, by hand.
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    let audit: AuditContext | undefined;
     void (async () => {
       try {
-        const info = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
-        const user = await authenticate(authenticators, req);
-        if (!user) throw new ApiError('Unauthorized', 'Unauthorized');
+        const parsed = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+        // exec/attach/portforward are 'create' on their subresource (upstream: POST-equivalent upgrades).
+        const info = parsed.resourceRequest ? { ...parsed, verb: 'create' as const } : parsed;
+        let authenticated: UserInfo | undefined;
+        try { authenticated = await authenticate(authenticators, req); } finally {
+          if (auditor) audit = auditor.begin(req, undefined, info, authenticated, auditID(req.headers['audit-id']), clock.now());
+        }
+        if (!authenticated) throw new ApiError('Unauthorized', 'Unauthorized');
         if (!info.resourceRequest) throw notFoundError();
+        // The same impersonation as every other request: `kubectl exec --as` runs as that identity.
+        const impersonated = await impersonate(req, authenticated, authorizers);
+        if (impersonated) auditor?.impersonated(audit, impersonated);
+        const user = impersonated ?? authenticated;
         const decision = await authorize(authorizers, { user, verb: 'create', resourceRequest: true, apiGroup: info.group, apiVersion: info.version,
           resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name });
-        if (!decision.allowed) throw forbiddenFor({ ...info, verb: 'create' }, user, decision.reason);
+        auditor?.decision(audit, decision.allowed, decision.reason);
+        if (!decision.allowed) throw forbiddenFor(info, user, decision.reason);
+        auditor?.finish(audit, 101);
         await proxyUpgrade(registry, info, req, socket, head, o.kubeletClient);
       } catch (err) {
-        writeStatus(socket, toApiError(err));
+        const apiErr = toApiError(err);
+        auditor?.finish(audit, apiErr.code);
+        writeStatus(socket, apiErr);
       }
     })();
   });

@@ -304,3 +304,12 @@ describe('applyJsonPatch', () => {
   }
   test('400 when the body is not an array', () => assert.throws(() => applyJsonPatch(doc, { op: 'add' }), (e: unknown) => isBadRequest(e)));
 });
+
+test('strategic merge of a DaemonSet/StatefulSet template merges containers by name (kubectl set env)', () => {
+  for (const resource of ['daemonsets', 'statefulsets']) {
+    const cur = { spec: { template: { spec: { containers: [{ name: 'c', image: 'busybox' }] } } } };
+    const out = applyStrategicMergePatch(cur, { spec: { template: { spec: { containers: [{ name: 'c', env: [{ name: 'WAVE', value: '2' }] }] } } } }, { group: 'apps', resource }) as { spec: { template: { spec: { containers: { image?: string; env?: unknown }[] } } } };
+    assert.equal(out.spec.template.spec.containers[0]!.image, 'busybox', resource);
+    assert.deepEqual(out.spec.template.spec.containers[0]!.env, [{ name: 'WAVE', value: '2' }]);
+  }
+});

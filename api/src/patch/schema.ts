@@ -67,6 +67,8 @@ export const PATCH_SCHEMAS: Readonly<Record<string, PatchSchema>> = {
     status: { fields: CONDITIONS_STATUS },
   },
   'apps/replicasets': { ...meta, spec: { fields: { template: { fields: POD_TEMPLATE_SPEC } } }, status: { fields: CONDITIONS_STATUS } },
+  'apps/daemonsets': { ...meta, spec: { fields: { template: { fields: POD_TEMPLATE_SPEC } } }, status: { fields: CONDITIONS_STATUS } },
+  'apps/statefulsets': { ...meta, spec: { fields: { template: { fields: POD_TEMPLATE_SPEC } } }, status: { fields: CONDITIONS_STATUS } },
   'batch/jobs': { ...meta, spec: { fields: { template: { fields: POD_TEMPLATE_SPEC } } }, status: { fields: CONDITIONS_STATUS } },
   'batch/cronjobs': { ...meta, spec: { fields: { jobTemplate: { fields: { metadata: { fields: OBJECT_META }, spec: { fields: { template: { fields: POD_TEMPLATE_SPEC } } } } } } } },
 };

@@ -77,7 +77,8 @@ test('a Secret is audited at Metadata: two stages, objectRef, and no byte of its
   assert.equal(done.verb, 'create');
   assert.equal(done.requestURI, '/api/v1/namespaces/default/secrets');
   assert.deepEqual(done.user, { username: 'admin', uid: 'u-admin', groups: ['system:masters', 'system:authenticated'] });
-  assert.deepEqual(done.objectRef, { resource: 'secrets', namespace: 'default', apiVersion: 'v1' });
+  // The created object's name, as upstream fills objectRef.name for creates at every level.
+  assert.deepEqual(done.objectRef, { resource: 'secrets', namespace: 'default', apiVersion: 'v1', name: 'db' });
   assert.deepEqual(done.responseStatus, { metadata: {}, code: 201 });
   assert.equal(done.userAgent, 'kubectl/v1.32.0');
   assert.deepEqual(done.annotations, { 'authorization.k8s.io/decision': 'allow' });

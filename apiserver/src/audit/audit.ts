@@ -67,7 +67,7 @@ export class Auditor {
    * Starts the audit of a request once its caller is known (undefined: authentication failed) and
    * emits RequestReceived. Returns undefined at level None. Completes by itself when res closes.
    */
-  begin(req: IncomingMessage, res: ServerResponse, info: RequestInfo, user: UserInfo | undefined, auditID: string, receivedMs: number): AuditContext | undefined {
+  begin(req: IncomingMessage, res: ServerResponse | undefined, info: RequestInfo, user: UserInfo | undefined, auditID: string, receivedMs: number): AuditContext | undefined {
     const attrs = info.resourceRequest
       ? { user, verb: info.verb, resourceRequest: true, apiGroup: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name: info.name }
       : { user, verb: info.verb, resourceRequest: false, path: info.path };
@@ -86,6 +86,7 @@ export class Auditor {
     };
     const ctx: AuditContext = { event, omit: omitStages, panicked: false, done: false };
     this.emit(ctx, 'RequestReceived');
+    if (!res) return ctx;                                                  // upgrades: the caller calls finish()
     if (LONG_RUNNING.has(info.verb)) {
       // Watches answer with writeHead on the raw response (hijacked): ResponseStarted then.
       const writeHead = res.writeHead;
@@ -111,12 +112,23 @@ export class Auditor {
     ctx.event.annotations = { ...ctx.event.annotations, 'authorization.k8s.io/decision': allowed ? 'allow' : 'forbid', ...(reason ? { 'authorization.k8s.io/reason': reason } : {}) };
   }
 
+  /** Ends an upgrade's audit (exec/attach/port-forward): 101 once proxied, else the refusal's code. */
+  finish(ctx: AuditContext | undefined, code: number): void { if (ctx) this.complete(ctx, code); }
+
   private complete(ctx: AuditContext, code: number): void {
     if (ctx.done) return;
     ctx.done = true;
     const ev = ctx.event;
     ev.responseStatus = { metadata: {}, code };
     const body = ctx.responseBody;
+    // As upstream's LogRequestObject at every level: a create names its object in objectRef (from the
+    // JSON request body, else the created object answered: protobuf bodies are not decoded here).
+    const ref = ev.objectRef;
+    if (ref && !ref.name && ev.verb === 'create') {
+      const fromReq = ctx.requestBody?.length ? safeJson(ctx.requestBody.toString('utf8')) : undefined;
+      const obj = (fromReq ?? (body !== undefined && code < 300 ? safeJson(body) : undefined)) as { metadata?: { name?: string; namespace?: string } } | undefined;
+      if (obj?.metadata?.name && !ref.subresource) ref.name = obj.metadata.name;
+    }
     if (body !== undefined && code >= 400) {
       const s = safeJson(body) as { kind?: string; status?: string; message?: string; reason?: string } | undefined;
       if (s?.kind === 'Status') Object.assign(ev.responseStatus, { ...(s.status ? { status: s.status } : {}), ...(s.message ? { message: s.message } : {}), ...(s.reason ? { reason: s.reason } : {}) });

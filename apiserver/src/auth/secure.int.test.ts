@@ -103,6 +103,9 @@ test('kubectl auth can-i answers (protobuf SelfSubjectAccessReview)', async () =
   const who = await kc('admin.kubeconfig', 'auth', 'whoami', '--as=someone', '--as-group=devs', '-o', 'json');
   assert.deepEqual((JSON.parse(who) as { status: { userInfo: unknown } }).status.userInfo, { username: 'someone', groups: ['devs', 'system:authenticated'] });
   // A user who may impersonate no one is refused, with upstream's message.
+  await writeFile(join(dir, 'n1.kubeconfig'), kubeconfig(`    client-certificate: ${pki.kubelets['n1']!.client.cert}\n    client-key: ${pki.kubelets['n1']!.client.key}`));
+  const nodeRefused = await kc('n1.kubeconfig', 'get', 'pods', '--as=kubernetes-admin');
+  assert.match(nodeRefused, /users "kubernetes-admin" is forbidden: User "system:node:n1" cannot impersonate resource "users" in API group "" at the cluster scope/);
   const refused = await kc('alice.kubeconfig', 'get', 'pods', '--as=kubernetes-admin');
   assert.match(refused, /users "kubernetes-admin" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope/);
 });
