@@ -5,6 +5,13 @@
  *                                                                           goal ≥ 0.8 of the floor
  * The clock starts when the ReplicaSet is created and stops when all its pods exist.
  *
+ * Job: BENCH_JOB_COMPLETIONS (500) completions at parallelism 50, time from create to the
+ * Complete condition, with a hollow node (this process) marking each new pod Succeeded through
+ * the status API. Floor, same run and apiserver: the same number of pods, 50 in flight, each
+ * created, marked Succeeded through /status and deleted by a plain client — the three pod writes
+ * a Job completion costs (create, kubelet status, finalizer removal). Ratio = floor ÷ Job time.
+ *                                                                           goal ≥ 0.8 of the floor
+ * BENCH_SCENARIOS=rs,job (default both).
  * Then a StatefulSet of BENCH_STS_REPLICAS (50) Parallel pods to all Ready ÷ a Deployment of as many
  * to all Ready, in the same run (a PodSim binds pods and reports them Ready: no kubelet).
  *                                                                           goal ≥ 0.9 of the Deployment
@@ -12,7 +19,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Deployments, Namespaces, Pods, ReplicaSets, StatefulSets, type KubeObject } from '@mk8s/api';
+import { Deployments, Jobs, Namespaces, Pods, ReplicaSets, StatefulSets, type KubeObject } from '@mk8s/api';
+import type { Clientset } from '@mk8s/client';
 import { startEtcdCluster } from '@mk8s/apiserver/testing';
 import { createClientset } from '@mk8s/client';
 import { createControllerManager } from '@mk8s/controller-manager';
@@ -22,6 +30,9 @@ import { fmt, printHeader, printRow, runConcurrent } from '../lib.js';
 const REPLICAS = Number(process.env['BENCH_REPLICAS'] ?? 1000);
 const STS_REPLICAS = Number(process.env['BENCH_STS_REPLICAS'] ?? 50);
 const IN_FLIGHT = 64;
+const COMPLETIONS = Number(process.env['BENCH_JOB_COMPLETIONS'] ?? 500);
+const JOB_PARALLELISM = 50;
+const SCENARIOS = (process.env['BENCH_SCENARIOS'] ?? 'rs,job').split(',');
 const ROOT = process.env['MK8S_ROOT'] ?? new URL('../..', import.meta.url).pathname;
 
 async function freePort(): Promise<number> {
@@ -53,7 +64,9 @@ async function main(): Promise<void> {
   const client = createClientset({ server: api.url, qps: 0 });
   const ac = new AbortController();
   try {
-    for (const ns of ['floor', 'rs']) await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    for (const ns of ['floor', 'rs', 'jobfloor', 'job']) await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    if (SCENARIOS.includes('job')) await benchJob(client, api.url);
+    if (!SCENARIOS.includes('rs')) return;
 
     // Floor: the apiserver's raw create rate for the same pods.
     const floorPods = client.resource(Pods, 'floor');
@@ -86,6 +99,50 @@ async function main(): Promise<void> {
     api.proc.kill('SIGTERM');
     await etcd.stop();
   }
+}
+
+const succeeded = (p: KubeObject): KubeObject => {
+  const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return { ...p, status: { phase: 'Succeeded', containerStatuses: [{ name: 'c', image: 'mk8s/pause:3.9', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: t, finishedAt: t } } }] } };
+};
+
+async function benchJob(client: Clientset, url: string): Promise<void> {
+  // Floor: create → Succeeded through /status → delete, JOB_PARALLELISM pods in flight.
+  const floorPods = client.resource(Pods, 'jobfloor');
+  const floor = await runConcurrent(COMPLETIONS, JOB_PARALLELISM, async (i) => {
+    const p = await floorPods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}` }, spec } as KubeObject);
+    await floorPods.updateStatus(succeeded(p));
+    await floorPods.delete(p.metadata.name, { gracePeriodSeconds: 0 });
+  });
+
+  const ac = new AbortController();
+  const cm = createControllerManager({ client: createClientset({ server: url, qps: 0 }), healthPort: -1, leaderElect: false, controllers: ['job'] });
+  const running = cm.run(ac.signal);
+  await cm.ready;
+  // The hollow node: every new pod of the Job succeeds at once.
+  const pods = client.resource(Pods, 'job');
+  const done = new Set<string>();
+  const hollow = (async () => {
+    for await (const ev of pods.watch({ signal: ac.signal })) {
+      const p = ev.object;
+      if (ev.type !== 'ADDED' || done.has(p.metadata.name)) continue;
+      done.add(p.metadata.name);
+      void pods.updateStatus(succeeded(p)).catch(() => undefined);
+    }
+  })().catch(() => undefined);
+  const start = performance.now();
+  await client.resource(Jobs, 'job').create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'big' },
+    spec: { completions: COMPLETIONS, parallelism: JOB_PARALLELISM, template: { spec: { ...spec, restartPolicy: 'Never' } } } } as KubeObject);
+  for await (const ev of client.resource(Jobs, 'job').watch({ signal: ac.signal })) {
+    const conds = ((ev.object as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? []);
+    if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) break;
+  }
+  const elapsed = performance.now() - start;
+  const job = await client.resource(Jobs, 'job').get('big') as { status?: { succeeded?: number; failed?: number } } & KubeObject;
+  printHeader(`controllers: Job of ${COMPLETIONS} completions, parallelism ${JOB_PARALLELISM}`);
+  printRow(`time to Complete (s), ${job.status?.succeeded ?? 0} succeeded, ${pods ? done.size : 0} pods`, fmt(elapsed / 1000, 2), fmt(floor.elapsedMs / 1000, 2), fmt(floor.elapsedMs / elapsed), '≥ 0.8');
+  ac.abort();
+  await Promise.all([running.catch(() => undefined), hollow]);
 }
 
 /** Time from create to STS_REPLICAS Ready pods in namespace ns (pods made Ready by a PodSim). */

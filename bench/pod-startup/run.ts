@@ -4,7 +4,10 @@
  * same containers (a pause container and the app container joined to its network), sequential for
  * the per-pod floor and all at once for the burst floor (whose per-pod latencies are also printed:
  * the like-for-like comparison for a burst). Then the idle RSS and CPU of the kubelet
- * and the shim with 30 pods running. Prints figures; asserts nothing.
+ * and the shim with 30 pods running. Then the density run (BENCH_DENSITY, default 110: upstream's
+ * per-node maximum; 0 skips it): that many pods at once on one node, their p50/p99 start against
+ * the same run's floors, and the steady kubelet + shim CPU and RSS with all of them running.
+ * Prints figures; asserts nothing.
  *
  * The single pod is measured BENCH_SINGLE_ROUNDS times (default 9), each round one pod through
  * mk8s and one through docker, in alternating order, each after the previous pod's containers are
@@ -143,6 +146,18 @@ async function dockerBurst(n: number, parallel: boolean): Promise<{ latMs: numbe
   return { latMs, elapsedMs };
 }
 
+/** CPU (% of one core) and RSS (MiB) of the node's kubelet and shim over ms. */
+async function nodeUsage(node: string, ms: number): Promise<{ kubelet: { rssMi: number; cpu: number }; shim: { rssMi: number; cpu: number } }> {
+  const pids = ['kubelet', 'cri-docker'].map((c) => Number(readFileSync(join(ROOT, '.mk8s', 'run', `${node}-${c}.pid`), 'utf8')));
+  const a = pids.map(procUsage);
+  const t = performance.now();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = pids.map(procUsage);
+  const secs = (performance.now() - t) / 1000;
+  const one = (i: number) => ({ rssMi: b[i]!.rssKi / 1024, cpu: ((b[i]!.cpuTicks - a[i]!.cpuTicks) / 100 / secs) * 100 });
+  return { kubelet: one(0), shim: one(1) };
+}
+
 function procUsage(pid: number): { rssKi: number; cpuTicks: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKi = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -213,6 +228,20 @@ async function main(): Promise<void> {
         console.log(`\nIdle with 30 pods (20 s): kubelet RSS ${fmt(b[0]!.rssKi / 1024, 1)} MiB, CPU ${fmt(cpu(0), 1)} %; shim RSS ${fmt(b[1]!.rssKi / 1024, 1)} MiB, CPU ${fmt(cpu(1), 1)} %`);
       }
       await deleteAll(Array.from({ length: n }, (_, i) => `p${n}-${i}`));
+    }
+    const density = Number(process.env['BENCH_DENSITY'] ?? 110);
+    if (density > 0) {
+      // Density (upstream's 110 pods per node): all at once on one node, then steady state.
+      const load0 = loadavg()[0]!;
+      const ours = await mk8sBurst(density, node);
+      const s = summarize(ours.latMs);
+      const f = summarize(floor);
+      printRow(`${density} pods on ${node}: p50 start (s)`, fmt(s.p50 / 1000), fmt(f.p50 / 1000), fmt(s.p50 / f.p50), '(reported)');
+      printRow(`${density} pods on ${node}: p99 start (s)`, fmt(s.p99 / 1000), fmt(f.p99 / 1000), fmt(s.p99 / f.p99), '(reported)');
+      printRow(`${density} pods: throughput (pods/s)`, fmt(density / (ours.elapsedMs / 1000)), '-', '-', '(reported)');
+      const u = await nodeUsage(node, 30_000);
+      console.log(`Steady with ${density} pods (30 s, load ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}): kubelet RSS ${fmt(u.kubelet.rssMi, 1)} MiB, CPU ${fmt(u.kubelet.cpu, 1)} %; shim RSS ${fmt(u.shim.rssMi, 1)} MiB, CPU ${fmt(u.shim.cpu, 1)} %`);
+      await deleteAll(Array.from({ length: density }, (_, i) => `p${density}-${i}`));
     }
     console.log(`load average at end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   } finally {

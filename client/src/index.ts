@@ -17,4 +17,5 @@ export * from './leader-elected-component.js';
 export * from './event-recorder.js';
 export * from './worker-metrics.js';
 export * from './exec.js';
+export * from './backoff.js';
 export * from './in-cluster.js';

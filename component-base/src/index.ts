@@ -1,5 +1,6 @@
 export { createLogger, silentLogger, type Logger, type LoggerConfig } from './logger.js';
 export { realClock, type Clock } from './clock.js';
+export { runEvery, type RunEveryOptions } from './run-every.js';
 export { setupSignalHandler } from './signals.js';
 export { runComponents, startAfter, type Component } from './component.js';
 export { serveHealth, newRegistry, type HealthServerOptions } from './serving.js';

@@ -14,7 +14,8 @@ export async function listContainers(ctx: ShimContext, filter?: ContainerFilter)
   const out: Container[] = [];
   for (const c of list) {
     if (filter?.id && c.Id !== filter.id && !c.Id.startsWith(filter.id)) continue;
-    const state = containerState(c.State);
+    // A failed start leaves the container `created` in Docker; its status says exited (StartError).
+    const state = ctx.startFailed.has(c.Id) ? 'CONTAINER_EXITED' : containerState(c.State);
     if (filter?.state && state !== filter.state) continue;
     const { labels, annotations } = fromDockerLabels(c.Labels);
     if (!matchesSelector(labels, filter?.labelSelector)) continue;

@@ -8,6 +8,7 @@ import { isNotFound } from '@mk8s/proto';
 export async function removeQuietly(ctx: ShimContext, id: string): Promise<void> {
   ctx.sandboxes.delete(id);
   ctx.created.delete(id);
+  ctx.startFailed.delete(id);
   try {
     await ctx.docker.getContainer(id).remove({ force: true, v: true });
   } catch (err) {

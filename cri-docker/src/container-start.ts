@@ -19,6 +19,7 @@ export async function startContainer(ctx: ShimContext, containerId: string): Pro
   } catch (err) {
     // 304: someone else started it meanwhile.
     if (dockerStatus(err) === 304) throw new CriError('FailedPrecondition', `container ${containerId} is running, not created`);
+    ctx.startFailed.add(id);
     throw toCriError(err, `start container ${containerId}`);
   }
 }

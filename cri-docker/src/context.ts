@@ -22,6 +22,8 @@ export interface ShimContext {
   sandboxes: Map<string, Record<string, string>>;
   /** Containers this process created and has not started yet: StartContainer needs no inspect for them. */
   created: Set<string>;
+  /** Containers whose start failed (Docker lists them as created): listed as exited, as their status says. */
+  startFailed: Set<string>;
   logger: Logger;
   /** Runs a command (for nsenter); injected for tests. */
   run(cmd: string, args: string[]): Promise<{ code: number; stdout: string }>;

@@ -8,7 +8,7 @@ import { silentLogger } from '@mk8s/component-base';
 import { CniNetwork } from './cni/cni.js';
 import type { ShimContext } from './context.js';
 import { status, updateRuntimeConfig } from './runtime-status.js';
-import { exitReason } from './container-status.js';
+import { criContainerState, exitReason } from './container-status.js';
 import { bindSpec } from './container-create.js';
 
 function ctx(t: { after(fn: () => void): void }, pingOk = true): ShimContext {
@@ -16,7 +16,7 @@ function ctx(t: { after(fn: () => void): void }, pingOk = true): ShimContext {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const docker = { ping: async () => { if (!pingOk) throw new Error('connect ENOENT /var/run/docker.sock'); return 'OK'; } } as unknown as Docker;
   return {
-    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), sandboxes: new Map(), created: new Set(), logger: silentLogger(),
+    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), sandboxes: new Map(), created: new Set(), startFailed: new Set(), logger: silentLogger(),
     cni: new CniNetwork({ confDir: join(dir, 'net.d'), binDirs: [], ipamDataDir: join(dir, 'ipam') }),
     run: async () => ({ code: 1, stdout: '' }),
   };
@@ -42,6 +42,13 @@ test('exit reasons follow the kubelet: OOMKilled, Completed, Error', () => {
   assert.equal(exitReason(true, 137), 'OOMKilled');
   assert.equal(exitReason(false, 0), 'Completed');
   assert.equal(exitReason(false, 2), 'Error');
+});
+
+test('a container whose start failed is exited with StartError and exit code 128 (as containerd)', () => {
+  const failed = criContainerState({ Status: 'created', ExitCode: 127, Error: 'exec: "/no/such/binary": stat /no/such/binary: no such file or directory' });
+  assert.deepEqual(failed, { state: 'CONTAINER_EXITED', startFailed: true, exitCode: 128, reason: 'StartError' });
+  assert.deepEqual(criContainerState({ Status: 'created', ExitCode: 0, Error: '' }), { state: 'CONTAINER_CREATED', startFailed: false, exitCode: 0, reason: '' });
+  assert.deepEqual(criContainerState({ Status: 'exited', ExitCode: 137, OOMKilled: true }), { state: 'CONTAINER_EXITED', startFailed: false, exitCode: 137, reason: 'OOMKilled' });
 });
 
 test('mounts become Docker binds with mode and propagation', () => {

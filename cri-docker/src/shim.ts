@@ -80,6 +80,7 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
     ips: new Map(),
     sandboxes: new Map(),
     created: new Set(),
+    startFailed: new Set(),
     logger,
     run: runCommand,
   };

@@ -6,8 +6,9 @@
 #                        the machine), prints the host's kubeconfig, then runs the apiserver
 #   controller-manager|scheduler ARGS   the component with --kubeconfig /etc/mk8s/kubeconfig
 #   node ARGS            mkctl node join --foreground ARGS (cri-docker + kubelet + kube-proxy)
+#   addons ARGS          mkctl cluster addons --apiserver <the apiserver> ARGS: the cluster DNS add-on, once
 set -eu
-role="${1:?usage: mk8s-entrypoint etcd|apiserver|controller-manager|scheduler|node ARGS...}"; shift
+role="${1:?usage: mk8s-entrypoint etcd|apiserver|controller-manager|scheduler|node|addons ARGS...}"; shift
 [ -f /mk8s/mkctl/dist/main.js ] || { echo "mk8s: /mk8s has no built code: run 'make build' on the host, then compose up" >&2; exit 1; }
 case "$role" in
   etcd) exec etcd "$@" ;;
@@ -26,5 +27,6 @@ KCFG
     exec node /mk8s/apiserver/dist/main.js "$@" ;;
   controller-manager|scheduler) exec node "/mk8s/$role/dist/main.js" --kubeconfig /etc/mk8s/kubeconfig "$@" ;;
   node) exec node /mk8s/mkctl/dist/main.js node join --foreground "$@" ;;
+  addons) exec node /mk8s/mkctl/dist/main.js cluster addons "$@" ;;
   *) echo "mk8s: unknown role $role" >&2; exit 2 ;;
 esac

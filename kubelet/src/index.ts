@@ -1,8 +1,11 @@
 export { createKubelet, type Kubelet, type KubeletConfig } from './kubelet.js';
-export { PodSyncer, specHash, linuxResources, type PodSyncerOptions } from './pod-syncer.js';
+export { KubeRuntimeManager, type RuntimeManagerOptions, type SyncResult } from './runtime-manager.js';
+export { computePodActions, specHash, type PodActions, type PodActionsInput, type BackoffReader, type StartAction, type KillAction } from './pod-actions.js';
+export { PodCache, type CachedPodState } from './pod-cache.js';
+export { ImageManager, invalidImageReason } from './image-manager.js';
+export { sandboxConfig, containerConfig, linuxResources } from './sandbox-config.js';
 export { PodWorkers, type PodWorkersOptions, type PodSyncResult } from './pod-workers.js';
 export { GenericPleg, generateEvents, plegState, type PlegState, type PodLifecycleEvent, type PodLifecycleEventType } from './pleg.js';
-export { Backoff } from './backoff.js';
 export { ProbeManager, RuntimeProber, type Prober, type ProbeKind, type ProbeOutcome } from './prober.js';
 export { computePodStatus, getPhase, qosClass, type PodRuntimeState, type StatusInput, type Waiting } from './status.js';
 export { StatusManager } from './status-manager.js';

@@ -16,11 +16,11 @@ const roots: string[] = [];
 after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });
 
 /** A whole kubelet (informers, pod workers, PLEG, status manager) on fakes and a FakeClock. */
-function fixture() {
+function fixture(o: { startError?: (c: import('@mk8s/proto').ContainerConfig) => string | undefined } = {}) {
   const clock = new FakeClock();
   const now = () => clock.now();
   const images = new FakeImageService({ images: ['busybox:1.36'], now });
-  const runtime = new FakeRuntimeService({ now, images });
+  const runtime = new FakeRuntimeService({ now, images, ...(o.startError ? { startError: o.startError } : {}) });
   const client = new FakeClientset({ clock });
   const informers = new FakeInformerFactory(client);
   const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
@@ -133,4 +133,31 @@ test('a restarted kubelet whose pod informer has not synced yet leaves running p
   assert.deepEqual((await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' })).map((c) => c.id), containers.map((c) => c.id));
   ctl.abort();
   await running2;
+});
+
+test('a command that does not exist: RunContainerError, then CrashLoopBackOff; creates bounded by the back-off over 5 minutes', async () => {
+  const f = fixture({ startError: (c) => (c.command?.[0] === '/no/such/binary' ? 'exec: "/no/such/binary": stat /no/such/binary: no such file or directory' : undefined) });
+  const [pod] = f.client.seed({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nobin', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy: 'Always', containers: [{ name: 'c', image: 'busybox:1.36', command: ['/no/such/binary'] }] },
+    status: { phase: 'Pending' },
+  } as PodObj);
+  const ctl = new AbortController();
+  const running = f.kubelet.run(ctl.signal);
+  await f.kubelet.ready;
+  await f.settle();
+  f.podInformer.add(pod as PodObj);
+  await f.settle();
+  for (let t = 0; t < 300_000; t += 500) { f.clock.step(500); await f.settle(); }
+  ctl.abort();
+  await running;
+  const creates = f.runtime.called.filter((m) => m === 'createContainer').length;
+  // Upstream: a first restart at once, then 10, 20, 40, 80, 160 s: 7 tries in 5 minutes (was: one every ~0.7 s).
+  assert.ok(creates >= 5 && creates <= 8, `${creates} creates in 5 minutes`);
+  const written = f.client.actions().filter((a) => a.verb === 'patch' && a.subresource === 'status').map((a) => (a.object as { status: PodStatus }).status.containerStatuses?.[0]);
+  assert.ok(written.some((c) => c?.state?.waiting?.reason === 'RunContainerError' && c.lastState?.terminated?.reason === 'StartError' && c.lastState.terminated.exitCode === 128), 'RunContainerError with lastState StartError (128) written');
+  const loops = written.filter((c) => c?.state?.waiting?.reason === 'CrashLoopBackOff');
+  assert.ok(loops.some((c) => /^back-off 10s /.test(c?.state?.waiting?.message ?? '')));
+  assert.ok(loops.some((c) => /^back-off 80s /.test(c?.state?.waiting?.message ?? '')));
+  assert.ok(Math.max(...written.map((c) => c?.restartCount ?? 0)) >= 4, 'restarts counted');
 });

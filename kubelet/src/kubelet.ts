@@ -1,23 +1,30 @@
 /**
  * createKubelet: the node agent as a Component. It watches only its own pods (field selector
- * spec.nodeName), keeps one serialized worker per pod, relists the runtime every second (PLEG;
- * a change a sync made itself wakes no second sync), writes pod status in the background,
- * cleans up what no pod owns, registers the Node and heartbeats, and serves the kubelet API.
+ * spec.nodeName), keeps one serialized worker per pod, relists the runtime every second (PLEG,
+ * which fills the pod cache), writes pod status in the background, cleans up what no pod owns,
+ * registers the Node and heartbeats, and serves the kubelet API.
+ *
+ * A pod worker's sync reads the pod's runtime state from the cache, newer than the end of its
+ * previous sync (so it always sees what that sync did), and runs one of upstream's three phases:
+ * `syncPod` (a live pod: plan and execute), `syncTerminatingPod` (deletionTimestamp: kill with
+ * the grace period) and `syncTerminatedPod` (all stopped: final status, delete the object);
+ * what a gone pod left is removed by `cleanupPod`.
  */
 import { mkdir } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { Server } from 'node:http';
-import { realClock, silentLogger, serveHealth, newRegistry, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import { realClock, runEvery, silentLogger, serveHealth, newRegistry, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { newInformerFactory, createEventRecorder, type Clientset, type EventRecorder, type SharedInformerFactory } from '@mk8s/client';
-import { ConfigMaps, Nodes, PersistentVolumeClaims, PersistentVolumes, Pods, Secrets, ServiceAccounts, isNotFound, type Pod } from '@mk8s/api';
+import { ConfigMaps, Nodes, PersistentVolumeClaims, PersistentVolumes, Pods, Secrets, ServiceAccounts, isConflict, isNotFound, type Pod } from '@mk8s/api';
 import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
 import type { ConfigMapObj, NodeObj, PodObj, PvcObj, PvObj, SecretObj } from './objects.js';
-import { GenericPleg, eventState, plegState, type PlegState } from './pleg.js';
-import { PodSyncer } from './pod-syncer.js';
-import { PodWorkers, type PodSyncResult } from './pod-workers.js';
+import { GenericPleg } from './pleg.js';
+import { PodCache } from './pod-cache.js';
+import { KubeRuntimeManager } from './runtime-manager.js';
+import { PodWorkers, type PodSyncContext, type PodSyncResult } from './pod-workers.js';
 import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
 import { serveKubelet, type KubeletServerOptions } from './server.js';
 import { computePodStatus, type PodRuntimeState } from './status.js';
@@ -68,8 +75,9 @@ export interface Kubelet extends Component {
   /** Pods bound to this node as the kubelet knows them. */
   pods(): Pod[];
   readonly workers: PodWorkers;
-  readonly syncer: PodSyncer;
+  readonly runtimeManager: KubeRuntimeManager;
   readonly pleg: GenericPleg;
+  readonly cache: PodCache;
   /** Runs one orphan-cleanup pass (tests). */
   housekeeping(): Promise<void>;
 }
@@ -112,7 +120,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, container: c.name, probe: kind, output }, 'Probe failed');
     },
   });
-  const syncer = new PodSyncer({
+  const runtimeManager = new KubeRuntimeManager({
     runtime, images, configs, recorder, probes, prober, clock, logger, nodeName, nodeIP: () => cfg.nodeIP, rootDir: cfg.rootDir,
     ...(cfg.clusterDNS ? { clusterDNS: cfg.clusterDNS } : {}), ...(cfg.clusterDomain ? { clusterDomain: cfg.clusterDomain } : {}),
     ...(cfg.crashBackoffInitialMs !== undefined ? { crashBackoffInitialMs: cfg.crashBackoffInitialMs } : {}),
@@ -120,87 +128,32 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const statuses = new StatusManager({ client, logger, clock });
   const nodeStatus = new NodeStatusManager({ client, runtime, recorder, clock, logger, nodeName, nodeIP: cfg.nodeIP, rootDir: cfg.rootDir, ...(cfg.port && cfg.port > 0 ? { kubeletPort: cfg.port } : {}) });
 
-  /** Pods whose worker has synced (and so may have made containers the PLEG has not seen yet). */
-  const touched = new Set<string>();
-  /**
-   * Per pod, the PLEG state of each container and sandbox as its last sync accounted for them: a
-   * PLEG event that only reports one of these is an echo of that sync and wakes no other.
-   */
-  const seen = new Map<string, Map<string, PlegState>>();
-  const sandboxState = (ready: boolean): PlegState => (ready ? 'running' : 'exited');
-  const remember = (uid: string, before: PodRuntimeState, rt: PodRuntimeState) => {
-    const was = new Map<string, PlegState>();
-    for (const c of before.containers) was.set(c.id, plegState(c.state));
-    for (const sb of before.sandboxes) was.set(sb.id, sandboxState(sb.state === 'SANDBOX_READY'));
-    // An exit the sync did not see before it decided is news, not an echo: a container it just
-    // started and that is gone by the time it is read back (`sh -c 'exit 1'`) still needs the
-    // sync that puts it in back-off (CrashLoopBackOff, requeued to the window's end). Taken as an
-    // echo, its ContainerDied was dropped and nothing synced the pod until the next resync, so
-    // the back-off window never reached the API (and the restart came at the resync).
-    const put = (m: Map<string, PlegState>, id: string, now: PlegState) =>
-      m.set(id, now === 'exited' && was.get(id) !== 'exited' ? was.get(id) ?? 'running' : now);
-    const m = new Map<string, PlegState>();
-    for (const c of rt.containers) put(m, c.id, plegState(c.state));
-    for (const sb of rt.sandboxes) put(m, sb.id, sandboxState(sb.state === 'SANDBOX_READY'));
-    seen.set(uid, m);
-  };
+  const cache = new PodCache();
 
   const status = (pod: Pod, rt: PodRuntimeState, terminating: boolean) => {
     const uid = pod.metadata?.uid ?? '';
     const previous = statuses.lastWritten(uid);
     return computePodStatus({
-      pod, rt, waiting: terminating ? new Map() : syncer.waitingOf(uid), hostIP: cfg.nodeIP, nowMs: clock.now(), terminating,
+      pod, rt, waiting: terminating ? new Map() : runtimeManager.waitingOf(uid), hostIP: cfg.nodeIP, nowMs: clock.now(), terminating,
       ...(previous ? { previous } : {}),
       ready: (name, id) => (probes.has(uid, name, id, 'readiness') ? probes.result(uid, name, id, 'readiness') === true : true),
       started: (name, id) => (probes.has(uid, name, id, 'startup') ? probes.result(uid, name, id, 'startup') === true : true),
     });
   };
 
-  const sync = async (uid: string, signal: AbortSignal): Promise<PodSyncResult | void> => {
-    const pod = pods.get(uid);
-    if (!pod) {
-      // Not known yet is not gone: until the pod informer has synced (a restarted kubelet, whose
-      // first relist wakes every pod that has containers), a pod missing here may well exist, and
-      // cleaning it up would kill a running pod. Its ADD comes with the sync; what is really gone
-      // is found by housekeeping then (upstream: no cleanup before the sources are ready).
-      if (!podInformer.hasSynced()) return;
-      // Gone from the API (deleted, force-deleted, or never ours): remove everything it left.
-      probes.remove(uid);
-      await syncer.cleanupPod(uid);
-      tokens.forget(uid);
-      statuses.forget(uid);
-      seen.delete(uid);
-      touched.delete(uid);
-      return;
-    }
-    if (pod.metadata?.deletionTimestamp) {
-      const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-      const rt = await syncer.terminatePod(pod, uid, grace);
-      const stillRunning = rt.containers.some((c) => c.state === 'CONTAINER_RUNNING');
-      const exists = await statuses.setStatus(pod, status(pod, rt, true));
-      if (stillRunning) return { requeueAfterMs: 1000 };
-      if (exists) {
-        try {
-          await client.resource<PodObj>(Pods, pod.metadata.namespace ?? 'default').delete(pod.metadata.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid } });
-          logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'Deleted terminated pod');
-        } catch (err) { if (!isNotFound(err) && !(err instanceof Error && /Conflict|precondition/i.test(err.message))) throw err; }
-      }
-      return;
-    }
-    // A pod this kubelet never synced, unknown to a completed relist, has nothing in the runtime:
-    // only its own worker could have made something since. Saves a new pod two list calls.
-    const fresh = !touched.has(uid) && pleg.hasRelisted() && !pleg.podUids().has(uid);
-    touched.add(uid);
-    const before = fresh ? { sandboxes: [], containers: [] } : await syncer.podRuntime(uid);
+  const podKey = (pod: Pod) => `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+
+  /** A live pod: volumes, then the plan (computePodActions) executed by the runtime manager; status from the result. */
+  const syncPod = async (pod: Pod, uid: string, state: PodRuntimeState, signal: AbortSignal): Promise<PodSyncResult> => {
     if (!statuses.lastWritten(uid) && !pod.status?.containerStatuses) {
       // First sight of the pod: report Pending/ContainerCreating (hostIP, startTime) while the
       // sandbox and pulls, which may take a while, go on.
-      statuses.queueStatus(pod, status(pod, before, false));
+      statuses.queueStatus(pod, status(pod, state, false));
     }
-    const { result, rt } = await syncer.syncPod(pod, signal, before);
-    remember(uid, before, rt);
+    const { result, rt } = await runtimeManager.syncPod(pod, signal, state);
+    // Computed from what the sync left (the containers it started read back), so a started pod
+    // is reported Running without waiting for the next relist; written in the background.
     const st = status(pod, rt, false);
-    // Written in the background: the worker is free for the next event at once.
     statuses.queueStatus(pod, st);
     if ((st.phase === 'Succeeded' || st.phase === 'Failed') && pod.status?.phase !== st.phase) {
       // Stop what may still run (sidecars) now that the pod is terminal.
@@ -208,15 +161,61 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     }
     return result;
   };
+
+  /** deletionTimestamp set: kill every container with the grace period, then syncTerminatedPod. */
+  const syncTerminatingPod = async (pod: Pod, uid: string, state: PodRuntimeState): Promise<PodSyncResult> => {
+    const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const rt = await runtimeManager.terminatePod(pod, uid, grace, state);
+    const exists = await statuses.setStatus(pod, status(pod, rt, true));
+    if (rt.containers.some((c) => c.state === 'CONTAINER_RUNNING')) return { requeueAfterMs: 1000 };
+    if (exists) await syncTerminatedPod(pod, uid);
+    return {};
+  };
+
+  /** Every container stopped and the final status written: the object goes (uid precondition). */
+  const syncTerminatedPod = async (pod: Pod, uid: string): Promise<void> => {
+    try {
+      await client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').delete(pod.metadata?.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid } });
+      logger.info({ pod: podKey(pod) }, 'Deleted terminated pod');
+    } catch (err) { if (!isNotFound(err) && !isConflict(err)) throw err; }
+  };
+
+  /** Gone from the API (deleted, force-deleted, or never ours): remove everything it left. */
+  const cleanupPod = async (uid: string): Promise<void> => {
+    probes.remove(uid);
+    await runtimeManager.cleanupPod(uid);
+    tokens.forget(uid);
+    statuses.forget(uid);
+    cache.delete(uid);
+  };
+
+  const sync = async (uid: string, signal: AbortSignal, ctx: PodSyncContext): Promise<PodSyncResult | void> => {
+    const pod = pods.get(uid);
+    if (!pod) {
+      // Not known yet is not gone: until the pod informer has synced (a restarted kubelet, whose
+      // first relist wakes every pod that has containers), a pod missing here may well exist, and
+      // cleaning it up would kill a running pod. Its ADD comes with the sync; what is really gone
+      // is found by housekeeping then (upstream: no cleanup before the sources are ready).
+      if (!podInformer.hasSynced()) return;
+      await cleanupPod(uid);
+      return;
+    }
+    // The runtime as a relist saw it after this pod's previous sync ended (a new pod: after any
+    // completed relist, which knows it has nothing yet).
+    const { state } = await ctx.park(cache.getNewerThan(uid, ctx.lastSyncMs, signal));
+    const current = pods.get(uid) ?? pod;
+    if (current.metadata?.deletionTimestamp) return syncTerminatingPod(current, uid, state);
+    return syncPod(current, uid, state, signal);
+  };
   workers = new PodWorkers({ sync, clock, logger });
 
   const pleg = new GenericPleg({
-    runtime, clock, logger, ...(cfg.relistPeriodMs ? { relistPeriodMs: cfg.relistPeriodMs } : {}),
+    runtime, clock, logger, cache, inspect: (sbs, cs) => runtimeManager.inspect(sbs, cs),
+    ...(cfg.relistPeriodMs ? { relistPeriodMs: cfg.relistPeriodMs } : {}),
     onEvent: (ev) => {
       logger.trace({ event: ev }, 'Pod lifecycle event');
-      // A change the pod's last sync made and already reported (its own container start) needs no
-      // second sync; anything else (a death, a removal, a change by someone else) does.
-      if (seen.get(ev.podUid)?.get(ev.containerId) === eventState(ev.type)) return;
+      // Every event syncs: the sync reads the cache newer than its previous one ended, so our
+      // own changes, already acted on, only cost a sync that finds nothing to do.
       workers.enqueue(ev.podUid);
     },
   });
@@ -257,7 +256,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   return {
     name: 'kubelet',
     ready,
-    workers, syncer, pleg,
+    workers, runtimeManager, pleg, cache,
     port: () => apiPort,
     pods: () => [...pods.values()],
     housekeeping,
@@ -270,7 +269,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
           const srv = await serveKubelet({
             port: cfg.port ?? 10250, host: cfg.address ?? '0.0.0.0', runtime, logger, nodeName,
             pods: () => [...pods.values()],
-            podRuntime: (uid) => syncer.podRuntime(uid),
+            podRuntime: (uid) => runtimeManager.getPodStatus(uid),
             ...cfg.server,
           });
           apiPort = srv.port;
@@ -291,18 +290,9 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
           await informers.waitForCacheSync(signal);
           resolveReady();
           logger.info({ node: nodeName, pods: pods.size }, 'Kubelet started');
-          while (!signal.aborted) {
-            await clock.sleep(cfg.housekeepingPeriodMs ?? 2000, signal).catch(() => undefined);
-            if (signal.aborted) break;
-            try { await housekeeping(); } catch (err) { logger.warn({ err }, 'Housekeeping failed'); }
-          }
+          await runEvery(cfg.housekeepingPeriodMs ?? 2000, housekeeping, { clock, signal, logger, what: 'Housekeeping', immediate: false });
         })());
-        loops.push((async () => {
-          while (!signal.aborted) {
-            await clock.sleep(cfg.resyncPeriodMs ?? 20_000, signal).catch(() => undefined);
-            for (const uid of pods.keys()) workers.enqueue(uid);
-          }
-        })());
+        loops.push(runEvery(cfg.resyncPeriodMs ?? 20_000, () => { for (const uid of pods.keys()) workers.enqueue(uid); }, { clock, signal, logger, what: 'Resync', immediate: false }));
         await Promise.all(loops);
       } catch (err) {
         rejectReady(err);

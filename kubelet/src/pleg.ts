@@ -3,10 +3,17 @@
  * lists the runtime's containers, compares each one's state with the previous relist and turns
  * the differences into events for the pod workers. Relisting (not runtime events) is what makes
  * a kubelet restart or a missed event harmless: the next relist sees the truth.
+ *
+ * It also fills the pod cache (upstream: the relist is the cache's writer): each pod with an
+ * event is inspected (container and sandbox statuses) and `set` with the relist's start time,
+ * then `updateTime` marks every other entry true as of that time, and only then are the events
+ * handed on, so the sync an event wakes finds the state that caused it.
  */
-import type { Clock, Logger } from '@mk8s/component-base';
-import type { RuntimeService, ContainerState } from '@mk8s/proto';
+import { runEvery, type Clock, type Logger } from '@mk8s/component-base';
+import type { RuntimeService, ContainerState, Container, PodSandbox } from '@mk8s/proto';
 import { POD_UID_LABEL } from './labels.js';
+import type { PodCache } from './pod-cache.js';
+import type { PodRuntimeState } from './status.js';
 
 export type PlegState = 'running' | 'exited' | 'unknown' | 'non-existent';
 export type PodLifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged';
@@ -51,16 +58,22 @@ export interface GenericPlegOptions {
   onEvent: (ev: PodLifecycleEvent) => void;
   /** @default 1000 */
   relistPeriodMs?: number;
+  /** Filled with the state of every pod whose containers changed. */
+  cache?: PodCache;
+  /** Reads a pod's full state from its listed sandboxes and containers (KubeRuntimeManager.inspect). */
+  inspect?: (sandboxes: PodSandbox[], containers: Container[]) => Promise<PodRuntimeState>;
 }
 
 export class GenericPleg {
   /** containerId → [podUid, state] as of the last relist. */
   private last = new Map<string, { podUid: string; state: PlegState }>();
   private lastRelistMs = 0;
+  private readonly reinspect = new Set<string>();
   constructor(private readonly o: GenericPlegOptions) {}
 
   /** One relist; safe to call directly from tests. Rejects when the runtime is unreachable. */
   async relist(): Promise<PodLifecycleEvent[]> {
+    const startMs = this.o.clock.now();
     const [containers, sandboxes] = await Promise.all([this.o.runtime.listContainers(), this.o.runtime.listPodSandbox()]);
     const now = new Map<string, { podUid: string; state: PlegState }>();
     for (const c of containers) now.set(c.id, { podUid: c.labels[POD_UID_LABEL] ?? '', state: plegState(c.state) });
@@ -75,6 +88,21 @@ export class GenericPleg {
       events.push(...generateEvents(podUid, id, before?.state ?? 'non-existent', after?.state ?? 'non-existent'));
     }
     this.last = now;
+    const { cache, inspect } = this.o;
+    if (cache && inspect) {
+      // Pods with events, and those whose inspection failed last time (upstream: podsToReinspect).
+      const uids = new Set([...events.map((e) => e.podUid), ...this.reinspect]);
+      this.reinspect.clear();
+      await Promise.all([...uids].map(async (uid) => {
+        try {
+          cache.set(uid, await inspect(sandboxes.filter((x) => (x.labels[POD_UID_LABEL] ?? x.metadata.uid) === uid), containers.filter((x) => x.labels[POD_UID_LABEL] === uid)), startMs);
+        } catch (err) {
+          this.reinspect.add(uid);
+          this.o.logger.warn({ err, podUid: uid }, 'Could not inspect pod');
+        }
+      }));
+      cache.updateTime(startMs);
+    }
     this.lastRelistMs = this.o.clock.now();
     for (const ev of events) this.o.onEvent(ev);
     return events;
@@ -91,10 +119,6 @@ export class GenericPleg {
 
   /** Relists every period until signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const period = this.o.relistPeriodMs ?? 1000;
-    while (!signal.aborted) {
-      try { await this.relist(); } catch (err) { this.o.logger.warn({ err }, 'Could not relist the runtime'); }
-      await this.o.clock.sleep(period, signal).catch(() => undefined);
-    }
+    await runEvery(this.o.relistPeriodMs ?? 1000, () => this.relist().then(() => undefined), { clock: this.o.clock, signal, logger: this.o.logger, what: 'Relist of the runtime' });
   }
 }

@@ -4,12 +4,21 @@
  * more sync, which reads the newest state (newest update wins). Different pods sync in parallel.
  */
 import type { Clock, Logger } from '@mk8s/component-base';
+import { ItemExponentialFailureRateLimiter } from '@mk8s/client';
 
 export interface PodSyncResult { requeueAfterMs?: number }
 
+/** What a sync is told about its pod's worker. */
+export interface PodSyncContext {
+  /** When the previous sync of this pod ended (0: none yet). Its runtime state must be newer (pod cache). */
+  lastSyncMs: number;
+  /** Waits for p (the pod cache) with the worker counted as idle meanwhile (tests settle on idle()). */
+  park<T>(p: Promise<T>): Promise<T>;
+}
+
 export interface PodWorkersOptions {
   /** Syncs one pod; called with one uid at a time per uid. Rejecting retries with backoff. */
-  sync: (uid: string, signal: AbortSignal) => Promise<PodSyncResult | void>;
+  sync: (uid: string, signal: AbortSignal, ctx: PodSyncContext) => Promise<PodSyncResult | void>;
   clock: Clock;
   logger: Logger;
   /** Retry delay after a failed sync, doubling. @default 1000 */
@@ -18,13 +27,17 @@ export interface PodWorkersOptions {
   maxErrorBackoffMs?: number;
 }
 
-interface Worker { running: boolean; dirty: boolean; timer?: () => void; timerAt?: number; failures: number }
+interface Worker { running: boolean; parked: boolean; dirty: boolean; timer?: () => void; timerAt?: number; lastSyncMs: number }
 
 export class PodWorkers {
   private readonly workers = new Map<string, Worker>();
+  /** Failed syncs back off per pod (client's rate limiter: 1 s doubling to 30 s), forgotten on success. */
+  private readonly errors: ItemExponentialFailureRateLimiter;
   private signal: AbortSignal = new AbortController().signal;
   private idleWaiters: (() => void)[] = [];
-  constructor(private readonly o: PodWorkersOptions) {}
+  constructor(private readonly o: PodWorkersOptions) {
+    this.errors = new ItemExponentialFailureRateLimiter({ baseDelayMs: o.errorBackoffMs ?? 1000, maxDelayMs: o.maxErrorBackoffMs ?? 30_000 });
+  }
 
   /** Sets the signal handed to syncs; later enqueues are ignored once it aborts. */
   start(signal: AbortSignal): void { this.signal = signal; }
@@ -33,7 +46,7 @@ export class PodWorkers {
   enqueue(uid: string): void {
     if (this.signal.aborted) return;
     let w = this.workers.get(uid);
-    if (!w) { w = { running: false, dirty: false, failures: 0 }; this.workers.set(uid, w); }
+    if (!w) { w = { running: false, parked: false, dirty: false, lastSyncMs: 0 }; this.workers.set(uid, w); }
     if (w.running) { w.dirty = true; return; }
     w.running = true;
     void this.loop(uid, w);
@@ -43,7 +56,7 @@ export class PodWorkers {
   enqueueAfter(uid: string, ms: number): void {
     if (this.signal.aborted) return;
     let w = this.workers.get(uid);
-    if (!w) { w = { running: false, dirty: false, failures: 0 }; this.workers.set(uid, w); }
+    if (!w) { w = { running: false, parked: false, dirty: false, lastSyncMs: 0 }; this.workers.set(uid, w); }
     const at = this.o.clock.now() + ms;
     if (w.timer && w.timerAt !== undefined && w.timerAt <= at) return;
     w.timer?.();
@@ -54,37 +67,46 @@ export class PodWorkers {
   /** Drops uid's worker state (after its pod is fully cleaned up). */
   forget(uid: string): void {
     const w = this.workers.get(uid);
-    if (w && !w.running) { w.timer?.(); this.workers.delete(uid); }
+    if (w && !w.running) { w.timer?.(); this.workers.delete(uid); this.errors.forget(uid); }
   }
 
   /** True while a sync of uid runs. */
   isRunning(uid: string): boolean { return this.workers.get(uid)?.running ?? false; }
 
-  /** Resolves once no sync runs (tests). */
+  /** Resolves once no sync runs, but for syncs parked waiting for the pod cache (tests). */
   idle(): Promise<void> {
-    if (![...this.workers.values()].some((w) => w.running)) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
+
+  private isIdle(): boolean { return ![...this.workers.values()].some((w) => w.running && !w.parked); }
+  private wakeIdle(): void { if (this.isIdle()) for (const r of this.idleWaiters.splice(0)) r(); }
 
   private async loop(uid: string, w: Worker): Promise<void> {
     try {
       do {
         w.dirty = false;
         try {
-          const res = await this.o.sync(uid, this.signal);
-          w.failures = 0;
+          const park = async <T>(p: Promise<T>): Promise<T> => {
+            w.parked = true;
+            this.wakeIdle();
+            try { return await p; } finally { w.parked = false; }
+          };
+          const res = await this.o.sync(uid, this.signal, { lastSyncMs: w.lastSyncMs, park });
+          w.lastSyncMs = this.o.clock.now();
+          this.errors.forget(uid);
           if (res?.requeueAfterMs !== undefined) this.enqueueAfter(uid, res.requeueAfterMs);
         } catch (err) {
           if (this.signal.aborted) return;
-          w.failures++;
-          const delay = Math.min((this.o.errorBackoffMs ?? 1000) * 2 ** (w.failures - 1), this.o.maxErrorBackoffMs ?? 30_000);
+          w.lastSyncMs = this.o.clock.now();
+          const delay = this.errors.when(uid);
           this.o.logger.warn({ err, podUid: uid, retryMs: delay }, 'Could not sync pod, requeued');
           this.enqueueAfter(uid, delay);
         }
       } while (w.dirty && !this.signal.aborted);
     } finally {
       w.running = false;
-      if (![...this.workers.values()].some((x) => x.running)) for (const r of this.idleWaiters.splice(0)) r();
+      this.wakeIdle();
     }
   }
 }

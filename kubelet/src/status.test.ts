@@ -36,3 +36,27 @@ for (const tc of [
   { name: 'Guaranteed from limits only', res: { limits: { cpu: '1', memory: '1Gi' } }, want: 'Guaranteed' },
   { name: 'Burstable', res: { limits: { memory: '32Mi' } }, want: 'Burstable' },
 ]) test(`qosClass: ${tc.name}`, () => assert.equal(qosClass({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: tc.res }] } }), tc.want));
+
+test('a container that vanished while running: lastState ContainerStatusUnknown (137), its loss counted, kept once it runs again', async () => {
+  const { computePodStatus: compute } = await import('./status.js');
+  const pod: import('@mk8s/api').Pod = {
+    metadata: { name: 'p', namespace: 'default', uid: 'u' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36' }] },
+    status: { phase: 'Running', containerStatuses: [{ name: 'c', image: 'busybox:1.36', imageID: 'x', ready: true, restartCount: 2, containerID: 'docker://gone', state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] },
+  };
+  const base = { pod, waiting: new Map(), ready: () => true, started: () => true, hostIP: '10.240.0.11', nowMs: 1_700_000_000_000 };
+  const sb = { id: 's', metadata: { name: 'p', namespace: 'default', uid: 'u', attempt: 0 }, state: 'SANDBOX_READY' as const, createdAt: 1, labels: {}, annotations: {} };
+  const gone = compute({ ...base, rt: { sandboxes: [sb], containers: [] } });
+  const cs = gone.containerStatuses![0]!;
+  assert.equal(cs.lastState?.terminated?.reason, 'ContainerStatusUnknown');
+  assert.equal(cs.lastState?.terminated?.exitCode, 137);
+  assert.equal(cs.restartCount, 3);
+  assert.equal(cs.state?.waiting?.reason, 'ContainerCreating');
+  const again = { id: 'new', podSandboxId: 's', metadata: { name: 'c', attempt: 3 }, state: 'CONTAINER_RUNNING' as const, createdAt: 2e15, startedAt: 2e15, finishedAt: 0, exitCode: 0,
+    image: { image: 'busybox:1.36' }, imageRef: 'x', reason: '', message: '', labels: {}, annotations: { 'io.kubernetes.container.restartCount': '3' }, mounts: [], logPath: '' };
+  const back = compute({ ...base, previous: gone, rt: { sandboxes: [sb], containers: [again] } }).containerStatuses![0]!;
+  assert.ok(back.state?.running);
+  assert.equal(back.restartCount, 3);
+  assert.equal(back.lastState?.terminated?.reason, 'ContainerStatusUnknown');
+  const later = compute({ ...base, previous: compute({ ...base, previous: gone, rt: { sandboxes: [sb], containers: [again] } }), rt: { sandboxes: [sb], containers: [again] } }).containerStatuses![0]!;
+  assert.equal(later.lastState?.terminated?.reason, 'ContainerStatusUnknown');
+});

@@ -56,14 +56,35 @@ function terminated(c: ContainerStatus): ApiContainerState {
   };
 }
 
+/** Upstream's terminated state for a container that was running and is no longer in the runtime. */
+export const CONTAINER_STATUS_UNKNOWN: ApiContainerState = {
+  terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' },
+};
+
+/**
+ * What the API last said of a container the runtime no longer has (removed behind the kubelet's
+ * back): its last state (ContainerStatusUnknown if it was running) and its restart count with
+ * that loss counted, as upstream's convertToAPIContainerStatuses.
+ */
+function lostContainer(spec: Container, inp: StatusInput, init: boolean, curId: string | undefined): { lastState: ApiContainerState; restartCount: number } | undefined {
+  const old = (init ? (inp.previous ?? inp.pod.status)?.initContainerStatuses : (inp.previous ?? inp.pod.status)?.containerStatuses)?.find((s) => s.name === spec.name);
+  if (!old?.containerID || old.containerID === (curId && containerIdUrl(curId))) {
+    return old?.lastState?.terminated?.reason === 'ContainerStatusUnknown' ? { lastState: old.lastState, restartCount: old.restartCount ?? 0 } : undefined;
+  }
+  if (inp.rt.containers.some((c) => containerIdUrl(c.id) === old.containerID)) return undefined;
+  if (old.state?.running) return { lastState: CONTAINER_STATUS_UNKNOWN, restartCount: (old.restartCount ?? 0) + 1 };
+  return old.lastState?.terminated?.reason === 'ContainerStatusUnknown' ? { lastState: old.lastState, restartCount: old.restartCount ?? 0 } : undefined;
+}
+
 function containerStatus(spec: Container, inp: StatusInput, init: boolean, initializing = false): ApiContainerStatus {
   const all = containersNamed(inp.rt, spec.name);
   const cur = all[0];
   const prev = all[1];
   const waiting = inp.waiting.get(spec.name);
-  const base = { name: spec.name, image: spec.image ?? '', imageID: cur?.imageRef ?? '', restartCount: cur ? restartCountOf(cur) : 0 };
+  const lost = prev ? undefined : lostContainer(spec, inp, init, cur?.id);
+  const base = { name: spec.name, image: spec.image ?? '', imageID: cur?.imageRef ?? '', restartCount: cur ? restartCountOf(cur) : lost?.restartCount ?? 0 };
   if (!cur) {
-    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init || initializing ? 'PodInitializing' : 'ContainerCreating'), ...(waiting?.message ? { message: waiting.message } : {}) } }, lastState: {} };
+    return { ...base, imageID: '', ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? (init || initializing ? 'PodInitializing' : 'ContainerCreating'), ...(waiting?.message ? { message: waiting.message } : {}) } }, lastState: lost?.lastState ?? {} };
   }
   const withId = { ...base, containerID: containerIdUrl(cur.id) };
   if (cur.state === 'CONTAINER_RUNNING') {
@@ -71,7 +92,7 @@ function containerStatus(spec: Container, inp: StatusInput, init: boolean, initi
     return {
       ...withId, started, ready: started && inp.ready(spec.name, cur.id),
       state: { running: { startedAt: rfc3339(nsToMs(cur.startedAt || cur.createdAt)) } },
-      lastState: prev && prev.state === 'CONTAINER_EXITED' ? terminated(prev) : {},
+      lastState: prev && prev.state === 'CONTAINER_EXITED' ? terminated(prev) : lost?.lastState ?? {},
     };
   }
   if (cur.state === 'CONTAINER_EXITED') {

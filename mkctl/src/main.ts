@@ -21,12 +21,14 @@ cluster.command('credentials').description('issue the certificates a machine nee
   .requiredOption('--out <dir>', 'where to write ca.crt, node.crt/key, kubelet-serving.crt/key, kube-proxy.crt/key')
   .action(async (o: { nodeName: string; nodeIp: string; out: string }) => { await nodeCredentials({ nodeName: o.nodeName, nodeIp: o.nodeIp, outDir: o.out }); });
 cluster.command('addons').description('apply the add-on manifests (cluster DNS) and wait for them (cluster up does this; the compose cluster runs it once)')
-  .option('--server <url>', 'the apiserver, plain and without credentials (else the local cluster\'s admin kubeconfig)')
+  .option('--apiserver <url>', 'the apiserver, plain and without credentials (else the local cluster\'s admin kubeconfig); not --server, which is the global kubectl flag')
   .option('--addon-apiserver <url>', 'how add-on pods reach the apiserver when not through their ServiceAccount: --server URL for them')
   .option('--timeout <seconds>', 'how long to wait for the add-ons', '300')
-  .action(async (o: { server?: string; addonApiserver?: string; timeout: string }) => {
+  .action(async (o: { apiserver?: string; addonApiserver?: string; timeout: string }) => {
     const p = statePaths();
-    await ensureAddons({ root: p.root, ...(o.server ? { server: o.server } : { kubeconfig: p.kubeconfig }), ...(o.addonApiserver ? { addonApiserver: o.addonApiserver } : {}), out: (l) => console.log(l), timeoutMs: Number(o.timeout) * 1000 });
+    // The global -s/--server names the apiserver as well (commander gives it to the program, not here).
+    const server = o.apiserver ?? (program.opts() as { server?: string }).server;
+    await ensureAddons({ root: p.root, ...(server ? { server } : { kubeconfig: p.kubeconfig }), ...(o.addonApiserver ? { addonApiserver: o.addonApiserver } : {}), out: (l) => console.log(l), timeoutMs: Number(o.timeout) * 1000 });
   });
 cluster.command('status').description("report each component's health")
   .action(async () => { if (!(await clusterStatus())) process.exitCode = 1; });

@@ -153,7 +153,7 @@ export interface ContainerStatus {
   exitCode: number;
   image: ImageSpec;
   imageRef: string;
-  /** When exited: 'Completed' (exit 0), 'Error', or 'OOMKilled'. */
+  /** When exited: 'Completed' (exit 0), 'Error', 'OOMKilled', or 'StartError' (its process never ran; exit code 128). */
   reason: string;
   message: string;
   labels: Labels;

@@ -2,7 +2,8 @@
  * The docker-compose cluster end to end: `compose up` (v2 `docker compose` when installed, else
  * Debian's docker-compose 1.29), both node containers register and become Ready, a Deployment's
  * pods run on them (their containers carry io.mk8s.node=compose-node-N), then everything is torn
- * down: `compose down -v`, the pod containers by node label, the node state dirs.
+ * down: `compose down -v`, the pod containers by node label, the node state dirs. The `addons`
+ * service applies the cluster DNS add-on: a pod reaches the Service by name.
  *
  * Slow and independent of the local cluster, so it runs only with MK8S_COMPOSE_TEST=1
  * (`make test-compose`). It uses its own project name, a free host port and a temporary state dir,
@@ -148,6 +149,16 @@ spec:
       }, 180_000, diagnostics);
       assert.ok(body.length > 0);
     }
+    // By name from a pod: the cluster DNS add-on (the `addons` service applied it) answers through
+    // the resolv.conf the kubelet wrote (nameserver 10.96.0.10, search default.svc.cluster.local ...).
+    const pod = kubectl(['get', 'pods', '-l', 'app=compose-web', '-o', 'jsonpath={.items[0].metadata.name}']).stdout.trim();
+    const byName = await waitFor('a pod reaching http://compose-web/ by name', () => {
+      const id = sh('docker', ['ps', '-q', '--filter', `label=io.kubernetes.pod.name=${pod}`, '--filter', 'label=io.kubernetes.container.name=web']).stdout.trim().split('\n')[0];
+      if (!id) return undefined;
+      const r = sh('docker', ['exec', id, 'timeout', '5', 'wget', '-qO-', 'http://compose-web/hostname'], { timeoutMs: 30_000 });
+      return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
+    }, POD_TIMEOUT_MS, diagnostics);
+    assert.match(byName, /^compose-web-/);
     kubectl(['delete', 'service,deployment', 'compose-web', '--wait=false']);
   });
 });

@@ -70,13 +70,41 @@ describe('trace diagnosis names the first broken link', () => {
       input: base({ nodes: [node('node-1'), node('node-2', 'Unknown')], pods: [pod({ spec: { nodeName: 'node-2' }, status: running })] }),
     },
     {
-      name: 'missing ConfigMap referenced by env', step: 'started', owner: /kubelet on node-1/, evidence: /CreateContainerConfigError: configmap "settings" not found \(missing configmap "settings"\)/,
+      name: 'missing ConfigMap referenced by env', step: 'started', owner: /kubelet on node-1 \(the container's config/, evidence: /CreateContainerConfigError: configmap "settings" not found \(missing configmap "settings"\)/,
       input: base({
         pods: [pod({
           spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'mk8s/test-server', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name: 'settings', key: 'mode' } } }] }] },
           status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, restartCount: 0, state: { waiting: { reason: 'CreateContainerConfigError', message: 'configmap "settings" not found' } } }] },
         })],
       }),
+    },
+    ...([
+      { name: 'a command that does not exist (StartError)', owner: /container runtime on node-1.*command could not be started/, evidence: /CrashLoopBackOff, last exit code 128 \(StartError\): exec: "\/no\/such": stat \/no\/such: no such file or directory, 2 restarts/,
+        cs: { restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 128, reason: 'StartError', message: 'exec: "/no/such": stat /no/such: no such file or directory', finishedAt: T0 } } } },
+      { name: 'a create the runtime refused (CreateContainerError)', owner: /container runtime on node-1/, evidence: /CreateContainerError: Error response from daemon: No command specified/,
+        cs: { restartCount: 0, state: { waiting: { reason: 'CreateContainerError', message: 'Error response from daemon: No command specified' } } } },
+      { name: 'OOMKilled (restartPolicy Never)', owner: /the kernel/, evidence: /exited with code 137 \(OOMKilled\)/, policy: 'Never' as const,
+        cs: { restartCount: 0, state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: T0 } } } },
+    ]).map((x) => ({
+      name: x.name, step: 'started', owner: x.owner, evidence: x.evidence,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1', ...(x.policy ? { restartPolicy: x.policy } : {}) }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: 'docker://x', ready: false, containerID: 'docker://c', ...x.cs }] } })] }),
+    })),
+    {
+      name: 'an init container in CrashLoopBackOff (Init:CrashLoopBackOff)', step: 'started', owner: /application in the init container/, evidence: /web-1-a\/init setup: CrashLoopBackOff, last exit code 1 \(Error\)/,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1', initContainers: [{ name: 'setup', image: 'busybox' }] }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }],
+        initContainerStatuses: [{ name: 'setup', image: 'busybox', imageID: 'docker://b', ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: T0 } } }],
+        containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }] } })] }),
+    },
+    {
+      name: 'a sandbox that cannot be created (FailedCreatePodSandBox)', step: 'sandbox', owner: /container runtime on node-1.*CNI: the pod sandbox/, evidence: /Failed to create pod sandbox: .*ip_local_port_range/,
+      input: base({
+        pods: [pod({ spec: { nodeName: 'node-1' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'mk8s/test-server', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } })],
+        events: [ev('FailedCreatePodSandBox', 'Failed to create pod sandbox: start pod sandbox for ns/web-1-a: write /proc/sys/net/ipv4/ip_local_port_range: invalid argument')],
+      }),
+    },
+    {
+      name: 'an invalid image name (InvalidImageName)', step: 'image', owner: /the Pod spec \(yours\)/, evidence: /InvalidImageName: .*must be lowercase/,
+      input: base({ pods: [pod({ spec: { nodeName: 'node-1' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'Web:1', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'InvalidImageName', message: 'Failed to apply default image tag "Web:1": couldn\'t parse image name "Web:1": invalid reference format: repository name (Web) must be lowercase' } } }] } })] }),
     },
     {
       name: 'no ReplicaSet (controller-manager down)', step: 'replicaset', owner: /deployment controller/, evidence: /no ReplicaSet owned by deployment web/,

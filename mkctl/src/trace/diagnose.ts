@@ -72,6 +72,25 @@ const evIso = (e: core.Event | undefined) => (e ? (e.lastTimestamp || e.eventTim
 const lastEvent = (evs: core.Event[], reason: string | RegExp) => [...evs].reverse().find((e) => (typeof reason === 'string' ? e.reason === reason : reason.test(e.reason ?? '')));
 const withTime = (t: string | undefined | null) => (t ? { time: t } : {});
 
+/**
+ * A pod with no container yet may be held by its sandbox or its volumes, which come first in the
+ * kubelet (their Events say why): the link names the runtime's (or the volume's) own message.
+ */
+function sandboxOrVolumes(p: core.Pod, evs: core.Event[]): Link | undefined {
+  const name = `${p.metadata?.name ?? ''}`;
+  const node = p.spec?.nodeName ?? '';
+  if (!(p.status?.containerStatuses ?? []).every((cs) => !cs.containerID)) return undefined;
+  const sandbox = lastEvent(evs, 'FailedCreatePodSandBox');
+  if (sandbox) {
+    return { step: 'sandbox', status: 'broken', ...withTime(evIso(sandbox)), evidence: `${name}: ${sandbox.message ?? 'the pod sandbox could not be created'}`, owner: `container runtime on ${node} (kubelet → cri-docker → Docker) / CNI: the pod sandbox`, hint: `.mk8s/logs/${node}-cri-docker.log; the pod's securityContext.sysctls, hostPorts and network` };
+  }
+  const mount = lastEvent(evs, 'FailedMount');
+  if (mount) {
+    return { step: 'volumes', status: 'broken', ...withTime(evIso(mount)), evidence: `${name}: ${mount.message ?? 'a volume could not be set up'}`, owner: `kubelet on ${node} (volumes)`, hint: `create what the pod's volumes reference in its namespace` };
+  }
+  return undefined;
+}
+
 export function selectorMatches(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
   const keys = Object.keys(selector ?? {});
   return keys.length > 0 && keys.every((k) => labels?.[k] === selector![k]);
@@ -163,12 +182,17 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
         const w = cs.state?.waiting;
         if (w && ['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull'].includes(w.reason ?? '')) {
           const failed = lastEvent(evs, /^Failed$/) && ([...evs].reverse().find((e) => e.reason === 'Failed' && /pull/i.test(e.message ?? '') && !/^Error:/.test(e.message ?? '')) ?? lastEvent(evs, 'Failed'));
+          if (w.reason === 'InvalidImageName') {
+            return { step: 'image', status: 'broken', ...withTime(evIso(lastEvent(evs, 'InspectFailed'))), evidence: `${now(p)}/${cs.name}: InvalidImageName: ${(w.message ?? '').slice(0, 300)}`, owner: 'the Pod spec (yours): the image is not a valid reference', hint: 'image names are lowercase [registry/]path[:tag][@digest]' };
+          }
           return {
             step: 'image', status: 'broken', ...withTime(evIso(failed)), evidence: `${now(p)}/${cs.name}: ${w.reason ?? ''} for ${cs.image}: ${(failed?.message ?? w.message ?? '').slice(0, 300)}`,
             owner: 'container runtime (kubelet → cri-docker → Docker)', hint: `no registry is reachable: the image must exist locally (docker images; build it with images/), or fix the image name`,
           };
         }
       }
+      const held = sandboxOrVolumes(p, evs);
+      if (held) return held;
       const statuses = p.status?.containerStatuses ?? [];
       if (!statuses.length) return { step: 'image', status: 'waiting', evidence: `${now(p)}: no container status yet`, owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: `mkctl describe pod ${now(p)}` };
       const pulled = lastEvent(evs, 'Pulled');
@@ -176,30 +200,47 @@ function podLinks(inp: TraceInput, pods: core.Pod[], links: Link[]): boolean {
       if (!present && !pulled) return { step: 'image', status: 'waiting', evidence: `${now(p)}: pulling ${statuses.map((c) => c.image).join(', ')}`, owner: 'container runtime', hint: `mkctl describe pod ${now(p)}` };
       return { step: 'image', status: 'ok', ...withTime(evIso(pulled)), evidence: `${statuses.map((c) => c.image).join(', ')}${pulled ? ` (${pulled.message ?? 'pulled'})` : ' present'}` };
     },
-    // containers created and started
+    // containers created and started (init containers first, as the kubelet runs them)
     (p) => {
       const evs = eventsFor(inp.events, 'Pod', now(p));
-      for (const cs of p.status?.containerStatuses ?? []) {
+      const node = p.spec?.nodeName ?? '';
+      const runtime = `container runtime on ${node} (kubelet → cri-docker → Docker)`;
+      /** Who owns an exit: the kernel for OOMKilled, the runtime for a start that failed, else the app. */
+      const exitOwner = (reason: string | undefined, init: boolean) =>
+        reason === 'OOMKilled' ? 'the kernel (the container exceeded its memory limit: raise resources.limits.memory or use less)'
+          : reason === 'StartError' ? `${runtime}: the container's command could not be started`
+            : reason === 'ContainerStatusUnknown' ? `${runtime}: the container was removed behind the kubelet's back`
+              : `the application in the ${init ? 'init ' : ''}container (kubelet restarts it with back-off)`;
+      const msg = (m: string | undefined) => (m ? `: ${m.slice(0, 300)}` : '');
+      const statusesOf: [core.ContainerStatus, boolean][] = [
+        ...(p.status?.initContainerStatuses ?? []).map((cs) => [cs, true] as [core.ContainerStatus, boolean]),
+        ...(p.status?.containerStatuses ?? []).map((cs) => [cs, false] as [core.ContainerStatus, boolean]),
+      ];
+      for (const [cs, init] of statusesOf) {
         const w = cs.state?.waiting;
         const last = cs.lastState?.terminated;
+        const what = `${now(p)}/${init ? 'init ' : ''}${cs.name}`;
         if (w?.reason === 'CrashLoopBackOff' || (w && last && (cs.restartCount ?? 0) > 0)) {
           return {
-            step: 'started', status: 'broken', ...withTime(last?.finishedAt), evidence: `${now(p)}/${cs.name}: ${w.reason ?? 'waiting'}, last exit code ${last?.exitCode ?? '?'}${last?.reason ? ` (${last.reason})` : ''}, ${cs.restartCount ?? 0} restarts`,
-            owner: 'the application in the container (kubelet restarts it with backoff)', hint: `mkctl logs ${now(p)} -c ${cs.name} --previous`,
+            step: 'started', status: 'broken', ...withTime(last?.finishedAt), evidence: `${what}: ${w.reason ?? 'waiting'}, last exit code ${last?.exitCode ?? '?'}${last?.reason ? ` (${last.reason})` : ''}${msg(last?.message)}, ${cs.restartCount ?? 0} restarts`,
+            owner: exitOwner(last?.reason, init), hint: last?.reason === 'StartError' ? `check command/args of ${cs.name} against the image: mkctl describe pod ${now(p)}` : `mkctl logs ${now(p)} -c ${cs.name} --previous`,
           };
         }
         if (w && ['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError', 'PreStartHookError'].includes(w.reason ?? '')) {
           const missing = missingRefs(inp, p);
           return {
-            step: 'started', status: 'broken', ...withTime(evIso(lastEvent(evs, 'Failed'))), evidence: `${now(p)}/${cs.name}: ${w.reason ?? ''}: ${w.message ?? ''}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
-            owner: `kubelet on ${p.spec?.nodeName ?? ''}`, hint: missing.length ? `create ${missing.join(', ')} in namespace ${inp.namespace} (or mark the reference optional)` : `mkctl describe pod ${now(p)}`,
+            step: 'started', status: 'broken', ...withTime(evIso(lastEvent(evs, 'Failed'))), evidence: `${what}: ${w.reason ?? ''}: ${w.message ?? ''}${missing.length ? ` (missing ${missing.join(', ')})` : ''}`,
+            owner: w.reason === 'CreateContainerConfigError' ? `kubelet on ${node} (the container's config: env, ConfigMaps, Secrets)` : runtime,
+            hint: missing.length ? `create ${missing.join(', ')} in namespace ${inp.namespace} (or mark the reference optional)` : w.reason === 'CreateContainerError' ? `the runtime refused the container (an image without a command needs one in the spec): mkctl describe pod ${now(p)}` : `mkctl describe pod ${now(p)}`,
           };
         }
-        if (cs.state?.terminated && p.spec?.restartPolicy !== 'Always') {
-          const t = cs.state.terminated;
-          if (t.exitCode !== 0) return { step: 'started', status: 'broken', ...withTime(t.finishedAt), evidence: `${now(p)}/${cs.name} exited with code ${t.exitCode} (${t.reason ?? ''})`, owner: 'the application in the container', hint: `mkctl logs ${now(p)} -c ${cs.name}` };
+        const t = cs.state?.terminated;
+        if (t && t.exitCode !== 0 && (init || p.spec?.restartPolicy !== 'Always')) {
+          return { step: 'started', status: 'broken', ...withTime(t.finishedAt), evidence: `${what} exited with code ${t.exitCode} (${t.reason ?? ''})${msg(t.message)}`, owner: exitOwner(t.reason, init), hint: `mkctl logs ${now(p)} -c ${cs.name}` };
         }
       }
+      const held = sandboxOrVolumes(p, evs);
+      if (held) return held;
       const missing = missingRefs(inp, p);
       const statuses = p.status?.containerStatuses ?? [];
       const running = statuses.filter((c) => c.state?.running);

@@ -66,6 +66,13 @@ export interface FakeRuntimeServiceOptions {
   images?: FakeImageService;
   /** @default defaultExecHandler */
   execHandler?: FakeExecHandler;
+  /** A message when the runtime refuses to create config (Docker: "No command specified"). */
+  createError?: (config: ContainerConfig) => string | undefined;
+  /**
+   * A message when config's process cannot start (its command does not exist). As the Docker
+   * shim and containerd: startContainer rejects and the container is exited, StartError, 128.
+   */
+  startError?: (config: ContainerConfig) => string | undefined;
 }
 
 const matches = (labels: Labels, selector: Labels | undefined): boolean =>
@@ -84,11 +91,15 @@ export class FakeRuntimeService implements RuntimeService {
   private readonly events = new EventEmitter();
   private readonly now: () => number;
   private readonly images: FakeImageService | undefined;
+  private readonly createError: FakeRuntimeServiceOptions['createError'];
+  private readonly startError: FakeRuntimeServiceOptions['startError'];
   private seq = 0;
 
   constructor(o: FakeRuntimeServiceOptions = {}) {
     this.now = o.now ?? Date.now;
     this.images = o.images;
+    this.createError = o.createError;
+    this.startError = o.startError;
     this.execHandler = o.execHandler ?? defaultExecHandler;
     this.events.setMaxListeners(0);
   }
@@ -205,6 +216,8 @@ export class FakeRuntimeService implements RuntimeService {
       if (!img) throw new CriError('NotFound', `image "${config.image.image}" not found`);
       imageRef = img.id;
     }
+    const refused = this.createError?.(config);
+    if (refused) throw new CriError('Unknown', refused);
     const id = this.nextId('container');
     this.containers.set(id, {
       id, podSandboxId, config: structuredClone(config), imageRef, state: 'CONTAINER_CREATED', createdAt: this.nowNs(),
@@ -217,6 +230,12 @@ export class FakeRuntimeService implements RuntimeService {
     this.record('startContainer');
     const c = this.mustContainer(containerId);
     if (c.state !== 'CONTAINER_CREATED') throw new CriError('FailedPrecondition', `container ${containerId} is ${c.state}, not created`);
+    const failed = this.startError?.(c.config);
+    if (failed) {
+      Object.assign(c, { state: 'CONTAINER_EXITED', finishedAt: this.nowNs(), exitCode: 128, reason: 'StartError', message: failed });
+      this.events.emit(`change:${containerId}`);
+      throw new CriError('Unknown', failed);
+    }
     c.state = 'CONTAINER_RUNNING';
     c.startedAt = this.nowNs();
     this.events.emit(`change:${containerId}`);

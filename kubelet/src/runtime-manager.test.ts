@@ -8,7 +8,7 @@ import { FakeClock } from '@mk8s/component-base/testing';
 import { silentLogger } from '@mk8s/component-base';
 import { FakeEventRecorder } from '@mk8s/client/testing';
 import type { Pod, PodStatus, ConfigMap } from '@mk8s/api';
-import { PodSyncer } from './pod-syncer.js';
+import { KubeRuntimeManager } from './runtime-manager.js';
 import { ProbeManager } from './prober.js';
 import { computePodStatus } from './status.js';
 import { FakeProber } from './testing/fake-prober.js';
@@ -19,8 +19,13 @@ after(() => { for (const r of roots) rmSync(r, { recursive: true, force: true })
 function fixture(o: { configMaps?: Record<string, ConfigMap>; beforeConfigMap?: () => Promise<void> } = {}) {
   const clock = new FakeClock();
   const now = () => clock.now();
-  const images = new FakeImageService({ images: ['busybox:1.36', 'mk8s/testserver:1.0'], now });
-  const runtime = new FakeRuntimeService({ now, images });
+  const images = new FakeImageService({ images: ['busybox:1.36', 'mk8s/testserver:1.0', 'mk8s/nocmd:1.0'], now });
+  // As Docker: an image without a default command needs one from the spec; a missing binary fails the start.
+  const runtime = new FakeRuntimeService({
+    now, images,
+    createError: (c) => (c.image.image.includes('nocmd') && !c.command?.length && !c.args?.length ? 'Error response from daemon: No command specified' : undefined),
+    startError: (c) => (c.command?.[0]?.startsWith('/no/such') ? `exec: "${c.command[0]}": stat ${c.command[0]}: no such file or directory` : undefined),
+  });
   const recorder = new FakeEventRecorder();
   const prober = new FakeProber();
   const changed: string[] = [];
@@ -28,7 +33,7 @@ function fixture(o: { configMaps?: Record<string, ConfigMap>; beforeConfigMap?: 
   const rootDir = mkdtempSync(join(tmpdir(), 'kubelet-test-'));
   roots.push(rootDir);
   const configMapReads: string[] = [];
-  const newSyncer = () => new PodSyncer({
+  const newSyncer = () => new KubeRuntimeManager({
     runtime, images, recorder, probes, prober, clock, logger: silentLogger(), nodeName: 'node-1', nodeIP: () => '10.240.0.11', rootDir,
     configs: { configMap: async (_ns, n) => { configMapReads.push(n); await o.beforeConfigMap?.(); return o.configMaps?.[n]; }, secret: async () => undefined },
   });
@@ -97,14 +102,14 @@ test('a new pod: image presence is asked while the sandbox starts, volumes are r
   assert.equal(asked.length, 1);
 });
 
-test('a new pod: its volumes are set up while the sandbox starts', async () => {
+test('a new pod: no sandbox is asked for before its volumes are set up (upstream waits for the mounts)', async () => {
   let runtime!: ReturnType<typeof fixture>['runtime'];
-  // The ConfigMap read answers only once the sandbox was asked for: one after the other, this would never settle.
-  const sandboxAsked = async () => { while (!runtime.called.includes('runPodSandbox')) await new Promise((r) => setImmediate(r)); };
-  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } }, beforeConfigMap: sandboxAsked });
+  const sandboxAskedEarly: boolean[] = [];
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { 'a.txt': 'hello' } } }, beforeConfigMap: async () => { sandboxAskedEarly.push(runtime.called.includes('runPodSandbox')); } });
   runtime = f.runtime;
   const { status } = await f.sync(pod({ volumes: [{ name: 'cfg', configMap: { name: 'cm' } }], containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }] }] }));
   assert.equal(status.phase, 'Running');
+  assert.deepEqual(sandboxAskedEarly, [false]);
 });
 
 test('a missing ConfigMap volume: FailedMount, no sandbox left, none tried again until the volume can be set up', async () => {
@@ -114,7 +119,8 @@ test('a missing ConfigMap volume: FailedMount, no sandbox left, none tried again
   const first = await f.sync(p);
   assert.deepEqual(first.result, { requeueAfterMs: 5_000 });
   assert.ok(f.recorder.events.includes('Warning FailedMount MountVolume.SetUp failed: configmap "late" not found'));
-  assert.equal(f.runtime.sandboxes.size, 0, 'the sandbox started alongside the volumes is removed again');
+  assert.equal(f.runtime.sandboxes.size, 0, 'no sandbox while a volume cannot be set up');
+  assert.ok(!f.runtime.called.includes('runPodSandbox'));
   assert.equal(first.status.phase, 'Pending');
   assert.equal(first.status.podIP, undefined);
   assert.equal(first.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
@@ -152,6 +158,55 @@ test('a crashing container restarts, then waits in CrashLoopBackOff with a doubl
   f.runtime.exitContainer(f.running()[0]!.id, 1);
   r = await f.sync(p);
   assert.match(r.status.containerStatuses?.[0]?.state?.waiting?.message ?? '', /^back-off 20s/);
+});
+
+test('an image without a command and none in the spec: CreateContainerError, tried again only after the back-off', async () => {
+  const f = fixture();
+  const p = pod({ containers: [{ name: 'c', image: 'mk8s/nocmd:1.0' }] });
+  let r = await f.sync(p);
+  const cs = () => r.status.containerStatuses?.[0];
+  assert.equal(cs()?.state?.waiting?.reason, 'CreateContainerError');
+  assert.match(cs()?.state?.waiting?.message ?? '', /No command specified/);
+  assert.ok(f.recorder.events.includes('Warning Failed Error: Error response from daemon: No command specified'));
+  assert.ok(r.result.requeueAfterMs! >= 10_000 && r.result.requeueAfterMs! <= 10_100);
+  const creates = () => f.runtime.called.filter((m) => m === 'createContainer').length;
+  assert.equal(creates(), 1);
+  f.clock.step(5_000);
+  r = await f.sync(p);
+  assert.equal(creates(), 1, 'no create inside the back-off');
+  assert.equal(cs()?.state?.waiting?.reason, 'CreateContainerError');
+  f.clock.step(5_100);
+  r = await f.sync(p);
+  assert.equal(creates(), 2);
+  assert.ok(r.result.requeueAfterMs! >= 20_000 && r.result.requeueAfterMs! <= 20_100, 'the back-off doubles');
+});
+
+test('a command that does not exist: StartError (128), RunContainerError, then CrashLoopBackOff with restarts counted', async () => {
+  const f = fixture();
+  const p = pod({ containers: [{ name: 'c', image: 'busybox:1.36', command: ['/no/such/binary'] }] });
+  let r = await f.sync(p);
+  const cs = () => r.status.containerStatuses?.[0];
+  assert.equal(cs()?.state?.waiting?.reason, 'RunContainerError');
+  assert.match(cs()?.state?.waiting?.message ?? '', /no such file or directory/);
+  assert.equal(cs()?.lastState?.terminated?.reason, 'StartError');
+  assert.equal(cs()?.lastState?.terminated?.exitCode, 128);
+  // The first restart is at once (as upstream), the next waits 10 s.
+  r = await f.sync(p);
+  assert.equal(cs()?.restartCount, 1);
+  r = await f.sync(p);
+  assert.equal(cs()?.state?.waiting?.reason, 'CrashLoopBackOff');
+  assert.match(cs()?.state?.waiting?.message ?? '', /^back-off 10s /);
+  assert.equal(cs()?.lastState?.terminated?.reason, 'StartError');
+  const creates = () => f.runtime.called.filter((m) => m === 'createContainer').length;
+  assert.equal(creates(), 2);
+  for (let i = 0; i < 5; i++) { f.clock.step(1000); r = await f.sync(p); }
+  assert.equal(creates(), 2, 'no create inside the back-off');
+  f.clock.step(5_100);
+  r = await f.sync(p);
+  assert.equal(creates(), 3);
+  r = await f.sync(p);
+  assert.match(cs()?.state?.waiting?.message ?? '', /^back-off 20s /);
+  assert.equal(cs()?.restartCount, 2);
 });
 
 for (const tc of [

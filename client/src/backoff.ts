@@ -1,13 +1,24 @@
 import type { Clock } from '@mk8s/component-base';
 
 /**
- * Backoff: per-key exponential delays (client-go `flowcontrol.Backoff`, as the kubelet uses it for
- * CrashLoopBackOff and ImagePullBackOff). An entry not touched for 2 × max is forgotten, which is
+ * Backoff: per-key exponential delays (client-go `util/flowcontrol.Backoff`, as the kubelet uses it
+ * for CrashLoopBackOff, ImagePullBackOff and sandbox creation). An entry not touched for 2 × max is forgotten, which is
  * what resets a container's back-off after it ran for 10 minutes.
  */
 export class Backoff {
   private readonly entries = new Map<string, { durationMs: number; lastUpdateMs: number }>();
-  constructor(private readonly o: { clock: Clock; initialMs: number; maxMs: number }) {}
+  readonly initialMs: number;
+  readonly maxMs: number;
+  constructor(private readonly o: { clock: Clock; initialMs: number; maxMs: number }) {
+    this.initialMs = o.initialMs;
+    this.maxMs = o.maxMs;
+  }
+
+  /** The live entry of key at nowMs, for pure decisions that read the back-off (a copy). */
+  entry(key: string, nowMs: number): { durationMs: number; lastUpdateMs: number } | undefined {
+    const e = this.entries.get(key);
+    return e && nowMs - e.lastUpdateMs <= 2 * this.o.maxMs ? { ...e } : undefined;
+  }
 
   private live(key: string, at: number): { durationMs: number; lastUpdateMs: number } | undefined {
     const e = this.entries.get(key);
@@ -50,6 +61,12 @@ export class Backoff {
   remaining(key: string, eventTimeMs: number): number {
     const e = this.live(key, this.o.clock.now());
     return e ? Math.max(0, eventTimeMs + e.durationMs - this.o.clock.now()) : 0;
+  }
+
+  /** Milliseconds until the back-off since the key's last update ends (0 when not backing off). */
+  remainingSinceUpdate(key: string): number {
+    const e = this.live(key, this.o.clock.now());
+    return e ? Math.max(0, e.lastUpdateMs + e.durationMs - this.o.clock.now()) : 0;
   }
 
   /** Forgets keys starting with prefix (a deleted pod's entries). */
