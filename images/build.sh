@@ -93,25 +93,8 @@ for tag in busybox:latest busybox:1.36; do
 done
 
 # --- testserver ----------------------------------------------------------------------------
-build_testserver() {
-  local d="$work/testserver"
-  busybox_rootfs "$d"
-  mkdir -p "$d/app" "$d/usr/bin"
-  cp "$NODE_BIN" "$d/usr/bin/node"
-  # The dynamic loader and every library node links against, at the same paths.
-  for lib in $(ldd "$NODE_BIN" | grep -o '/[^ ]*' | sort -u); do
-    mkdir -p "$d$(dirname "$lib")"
-    cp -L "$lib" "$d$lib"
-  done
-  cp "$here/testserver/server.js" "$d/app/server.js"
-  import_rootfs "$d" "$1" "$2" 'ENTRYPOINT ["/usr/bin/node", "/app/server.js"]' 'ENV PORT=8080' 'EXPOSE 8080' \
-    'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-}
-ensure mk8s/testserver:1.0 "$(hash_of "$NODE_BIN" "$BUSYBOX" "$here/testserver/server.js" "$here/build.sh")" build_testserver
-
-# --- cluster-dns ---------------------------------------------------------------------------
-# The add-on's code is bundled (esbuild, already a dependency) into one ESM file, so the image
-# carries no node_modules; CommonJS dependencies get a require() through createRequire.
+# A busybox root filesystem with the host's node binary, its dynamic loader and every library it
+# links against, at the same paths: the base of every image that runs JavaScript.
 node_rootfs() {
   local d="$1"
   busybox_rootfs "$d"
@@ -122,6 +105,18 @@ node_rootfs() {
     cp -L "$lib" "$d$lib"
   done
 }
+build_testserver() {
+  local d="$work/testserver"
+  node_rootfs "$d"
+  cp "$here/testserver/server.js" "$d/app/server.js"
+  import_rootfs "$d" "$1" "$2" 'ENTRYPOINT ["/usr/bin/node", "/app/server.js"]' 'ENV PORT=8080' 'EXPOSE 8080' \
+    'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+ensure mk8s/testserver:1.0 "$(hash_of "$NODE_BIN" "$BUSYBOX" "$here/testserver/server.js" "$here/build.sh")" build_testserver
+
+# --- cluster-dns ---------------------------------------------------------------------------
+# The add-on's code is bundled (esbuild, already a dependency) into one ESM file, so the image
+# carries no node_modules; CommonJS dependencies get a require() through createRequire.
 repo="$(cd "$here/.." && pwd)"
 if [ -f "$repo/cluster-dns/dist/main.js" ]; then
   "$repo/node_modules/.bin/esbuild" "$repo/cluster-dns/dist/main.js" --bundle --platform=node --format=esm --target=node20 \
