@@ -27,6 +27,7 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
+import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
 import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
@@ -206,8 +207,11 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       now: () => clock.now(),
     }));
   }
+  const admission = [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])];
+  // Custom objects go through the same chain (NamespaceLifecycle, quota, the caller's plugins).
+  const crAdmission = admission;
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission,
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -459,6 +463,17 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
         writeStatus(socket, apiErr);
       }
     })();
+  });
+
+  // CustomResourceDefinitions: served once established, their objects removed when they go.
+  const crdController = new CrdController({
+    registry, crds: registry.get(CustomResourceDefinitions)!, clock, logger: o.logger,
+    storage: o.storage, admission: crAdmission,
+  });
+  app.addHook('onReady', async () => {
+    void crdController.run(closing.signal);
+    // Existing CRDs are served before the server reports ready (bounded: etcd may be down).
+    await Promise.race([crdController.synced, new Promise<void>((r) => { const t = setTimeout(r, 5000); t.unref(); })]);
   });
 
   if (o.bootstrapNamespaces ?? true) {
