@@ -397,7 +397,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e) })) },
   });
   registerOpenApi(app, {
-    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi })) },
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi, refusedPatchTypes: e.unsupportedPatchTypes })) },
   });
   for (const p of o.plugins ?? []) await p(app);
 

@@ -4,6 +4,7 @@ import { silentLogger } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { MemoryStorage } from '../testing/memory-storage.js';
 import { buildApiServer } from '../server.js';
+import { crontabCrd } from './testdata/crontab.js';
 
 type Json = Record<string, any>;
 type App = Awaited<ReturnType<typeof buildApiServer>>;
@@ -18,43 +19,6 @@ async function setup(t: { after(fn: () => unknown): void }) {
   await app.ready();
   t.after(() => app.close());
   return { app, clock };
-}
-
-export function crontabCrd(extra: { scope?: string; versions?: Json[] } = {}): Json {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-    metadata: { name: 'crontabs.stable.example.com' },
-    spec: {
-      group: 'stable.example.com', scope: extra.scope ?? 'Namespaced',
-      names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
-      versions: extra.versions ?? [{
-        name: 'v1', served: true, storage: true,
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
-        additionalPrinterColumns: [
-          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-        schema: { openAPIV3Schema: {
-          type: 'object',
-          properties: {
-            spec: {
-              type: 'object', required: ['cronSpec'],
-              properties: {
-                cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
-                image: { type: 'string', default: 'busybox' },
-                replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
-                mode: { type: 'string', enum: ['Fast', 'Slow'] },
-                port: { 'x-kubernetes-int-or-string': true },
-                extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-            status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } },
-          },
-        } },
-      }],
-    },
-  };
 }
 
 const crontab = (name: string, spec: Json = {}) => ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name }, spec: { cronSpec: '* * * * */5', ...spec } });
@@ -211,7 +175,7 @@ describe('CustomResourceDefinition', () => {
     assert.equal(scaled.statusCode, 200, scaled.body);
     assert.equal(scaled.json().spec.replicas, 4);
     assert.equal((await app.inject({ url: `${CT}/a` })).json().spec.replicas, 4);
-    const tooMany = await app.inject({ method: 'PUT', url: `${CT}/a/scale`, payload: { ...scaled.json(), spec: { replicas: 11 } } });
+    const tooMany = await app.inject({ method: 'PUT', url: `${CT}/a/scale`, payload: { ...(scaled.json() as Json), spec: { replicas: 11 } } });
     assert.equal(tooMany.statusCode, 422, tooMany.body);
   });
 
