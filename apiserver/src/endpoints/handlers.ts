@@ -148,16 +148,18 @@ async function handleSubresource(deps: HandlerDeps, store: Store, info: Resource
   const ns = info.namespace; const name = info.name; const sub = info.subresource;
   if (!name || !r.subresources.includes(sub)) throw notFoundError();
   const ct = req.headers['content-type'];
-  if (sub === 'status' || (sub === 'finalize' && r.resource === 'namespaces' && r.group === '')) {
-    const target: UpdateTarget = sub === 'status' ? 'status' : 'finalize';
-    if (info.verb === 'get' && sub === 'status') return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
+  // approval: CertificateSigningRequests' Approved/Denied conditions, written like status.
+  const statusLike = sub === 'status' || sub === 'approval';
+  if (statusLike || (sub === 'finalize' && r.resource === 'namespaces' && r.group === '')) {
+    const target: UpdateTarget = sub === 'status' ? 'status' : sub === 'approval' ? 'approval' : 'finalize';
+    if (info.verb === 'get' && statusLike) return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
     if (info.verb === 'update') {
       const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
       const { object } = await store.update(rc, ns, name, body, target);
       return sendObject(deps, reply, req, r, object, 200, q);
     }
-    if (info.verb === 'patch' && sub === 'status') {
-      const { object } = await patchObject(deps, store, rc, req, ns, name, 'status', q);
+    if (info.verb === 'patch' && statusLike) {
+      const { object } = await patchObject(deps, store, rc, req, ns, name, target, q);
       return sendObject(deps, reply, req, r, object, 200, q);
     }
     throw methodNotAllowedError();
