@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, REVIEW_RESOURCES, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -27,7 +27,7 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
-import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
+import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
 import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
 import type { TokenRequestDeps } from './registry/core/serviceaccounts/token.js';
@@ -35,7 +35,7 @@ import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js'
 import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
 import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } from './endpoints/handlers.js';
 import { ApiServerMetrics, isLongRunning, requestMetricLabels, type RequestMetricLabels } from './metrics.js';
-import { registerDiscovery } from './discovery/index.js';
+import { registerDiscovery, resolveSubresource } from './discovery/index.js';
 import { toTable, wantsTable } from './printers/index.js';
 import { knownFieldsValidator, registerOpenApi } from './openapi/index.js';
 
@@ -216,9 +216,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       ...(o.serviceNodePortRange ? { nodePortRange: o.serviceNodePortRange } : {}),
     },
   });
+  const resolveResource = (group: string, version: string, resource: string) => registry!.lookup(group, version, resource)?.descriptor;
   const table: TableConvertor | undefined = o.table === false ? undefined : o.table ?? {
     wantsTable,
-    toTable: (r, objects, opts) => toTable(r, objects, {
+    toTable: (r, objects, opts) => registry!.entryOf(r)?.table?.(objects, opts) ?? toTable(r, objects, {
       ...(opts.includeObject ? { includeObject: opts.includeObject as 'None' | 'Object' | 'Metadata' } : {}),
       ...(opts.noHeaders ? { noHeaders: true } : {}),
       listMeta: { ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}), ...(opts.continue ? { continue: opts.continue } : {}) },
@@ -330,7 +331,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     if (shuttingDown) return sendError(reply.header('connection', 'close'), new ApiError('ServiceUnavailable', 'apiserver is shutting down'));
     // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
     if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
-    req.requestInfo = parseRequestInfo(req.method, req.url);
+    req.requestInfo = parseRequestInfo(req.method, req.url, resolveResource);
     req.startMs = performance.now();
     const ended = trackRequest(req.requestInfo, req.url, req.headers['content-type'], req.startMs);
     if (ended) reply.raw.once('close', () => ended(reply.raw.statusCode));
@@ -420,13 +421,21 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   }
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
-  // The review kinds are answered by their own routes (authentication-api, authorization-api), not the registry.
-  registerDiscovery(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
-  registerOpenApi(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
+  // Discovery and OpenAPI follow the registry (the review kinds are in it without storage: their
+  // own routes, authentication-api and authorization-api, answer them).
+  const resolved = (e: ResourceEntry) => [...e.subresources].map(([name, s]) => resolveSubresource(e.descriptor, name, s));
+  registerDiscovery(app, {
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e) })) },
+  });
+  registerOpenApi(app, {
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi })) },
+  });
   for (const p of o.plugins ?? []) await p(app);
 
   const knownFields = new Map<ResourceDescriptor, (obj: unknown) => string[]>();
   const unknownFields: UnknownFieldsCheck | undefined = o.unknownFields === false ? undefined : o.unknownFields ?? ((r, obj) => {
+    const own = registry.entryOf(r)?.unknownFields;
+    if (own) return own(obj);
     let v = knownFields.get(r);
     if (!v) { v = knownFieldsValidator(r); knownFields.set(r, v); }
     return v(obj);
@@ -461,7 +470,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     let upgradeCode = 101;
     void (async () => {
       try {
-        const parsed = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+        const parsed = parseRequestInfo(req.method ?? 'GET', req.url ?? '/', resolveResource);
         // exec/attach/portforward are 'create' on their subresource (upstream: POST-equivalent upgrades).
         const info = parsed.resourceRequest ? { ...parsed, verb: 'create' as const } : parsed;
         // Metrics from the parsed request (CONNECT on its subresource); the upgraded socket's close ends it.
