@@ -380,6 +380,7 @@ async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply
   const bookmarks = qBool(q, 'allowWatchBookmarks');
   const wantsTable = deps.table?.wantsTable(req.headers.accept) ?? false;
   const table = deps.table;
+  const eventLabels = { group: r.group, version: r.version, kind: r.kind };
   await serveWatch(req, reply, {
     open: (signal, onProgress) => store.watch(ns, { signal, onProgress, ...(rv !== undefined ? { resourceVersion: rv } : {}), ...(predicate ? { predicate } : {}) }),
     ...(wantsTable && table ? { encode: (ev: WatchEvent, first: boolean): WatchEvent => ({ type: ev.type, object: table.toTable(r, [ev.object], { ...tableOpts(q, undefined), noHeaders: !first }) as never }) } : {}),
@@ -388,10 +389,8 @@ async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply
     clock: deps.clock,
     serverSignal: deps.serverSignal,
     onStart: () => deps.metrics.registeredWatchers.inc({ resource: r.resource }),
-    onEnd: () => {
-      deps.metrics.registeredWatchers.dec({ resource: r.resource });
-      deps.metrics.requestTotal.inc({ verb: 'WATCH', resource: r.resource, subresource: '', code: '200' });
-    },
+    onEnd: () => deps.metrics.registeredWatchers.dec({ resource: r.resource }),
+    onEvent: () => deps.metrics.watchEvents.inc(eventLabels),
   });
 }
 
