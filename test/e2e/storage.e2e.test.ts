@@ -9,7 +9,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
-import { kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { KUBECONFIG, kubectl, kubectlOk, ROOT, uniqueName, waitFor } from './lib/cluster.js';
 
 const ns = uniqueName('e2e-storage');
 const k = (args: string[], input?: string) => kubectlOk(['-n', ns, ...args], input === undefined ? {} : { input });
@@ -164,6 +166,10 @@ spec:
     await waitFor(() => { const p = running('db-0'); return p && p.metadata.uid !== first.metadata.uid; }, { timeoutMs: 120_000, what: 'db-0 replaced and Running' });
     assert.equal(jsonOf('get', 'pod', 'db-0').spec.nodeName, first.spec.nodeName, 'the claim\'s PV pins db-0 to its node');
     assert.equal(k(['exec', 'db-0', '--', 'cat', '/data/token']).trim(), token, 'the same ordinal reads its claim\'s data');
+    // mkctl trace pvc/x: claim → bound PV → node → mounted, every link ok.
+    const trace = spawnSync(process.execPath, [join(ROOT, 'mkctl', 'dist', 'main.js'), '-n', ns, 'trace', 'pvc/data-db-0'], { encoding: 'utf8', env: { ...process.env, KUBECONFIG } });
+    assert.equal(trace.status, 0, trace.stdout + trace.stderr);
+    assert.match(trace.stdout, new RegExp(`mounted[^\\n]*db-0 on ${first.spec.nodeName} Running`), trace.stdout);
 
     const pv1 = jsonOf('get', 'pvc', 'data-db-1').spec.volumeName as string;
     k(['scale', 'statefulset', 'db', '--replicas=1']);
