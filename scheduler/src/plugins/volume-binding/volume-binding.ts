@@ -161,8 +161,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, ReservePlug
   /**
    * checkBindings until every delayed claim is fully bound (upstream isPVCFullyBound: volumeName
    * and bind-completed, the binder's last spec write; its status write may still be on its way, and
-   * the kubelet waits for that one). Fails when a claim lost its selected node or its volume does
-   * not fit the node after all.
+   * the kubelet waits for that one). Fails when a claim went, was re-created, or lost its selected
+   * node meanwhile.
    */
   private async waitForBindings(pv: PodVolumes, ns: string, nodeName: string, signal: AbortSignal): Promise<Status | undefined> {
     const v = this.handle.volumes!;
