@@ -27,6 +27,7 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
+import { certificatesAdmission } from './admission/plugins/certificates.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
 import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
@@ -207,7 +208,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     }));
   }
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
+      ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])],
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),

@@ -28,6 +28,7 @@ const KNOWN: Record<string, SubresourceInfo> = {
   eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
   ephemeralcontainers: { verbs: GET_PATCH_UPDATE },
   finalize: { verbs: ['update'] },
+  approval: { verbs: GET_PATCH_UPDATE },
   token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
 };
 

@@ -56,6 +56,8 @@ export function partSubresource(target: Exclude<UpdateTarget, 'main'>, discovery
 
 export const statusSubresource: Subresource = partSubresource('status');
 export const finalizeSubresource: Subresource = partSubresource('finalize');
+/** certificatesigningrequests/approval: the Approved/Denied conditions (`kubectl certificate approve|deny`). */
+export const approvalSubresource: Subresource = partSubresource('approval');
 
 /** Where a resource keeps what autoscaling/v1 Scale shows. */
 export interface ScaleMapping {
@@ -167,6 +169,7 @@ export function builtinSubresources(r: ResourceDescriptor): Map<string, Subresou
     else if (core && r.resource === 'pods' && sub === 'binding') s = podBindingSubresource;
     else if (core && r.resource === 'pods' && sub === 'eviction') s = podEvictionSubresource;
     else if (core && r.resource === 'serviceaccounts' && sub === 'token') s = serviceAccountTokenSubresource;
+    else if (r.group === 'certificates.k8s.io' && r.resource === 'certificatesigningrequests' && sub === 'approval') s = approvalSubresource;
     out.set(sub, s ?? upgradeOnly(sub));
   }
   return out;

@@ -2,7 +2,8 @@
  * The registry: one Store per served resource, each a RestStrategy plugged into the generic
  * Store (upstream's RESTStorageProvider per API group).
  */
-import { RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { Events, EventsV1, RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
 import { Registry } from './registry.js';
@@ -35,6 +36,7 @@ import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
+import { csrStrategy } from './certificates/certificatesigningrequests/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -45,6 +47,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
+  csrStrategy,
 ];
 
 export interface RegistryOptions extends Omit<StoreOptions, 'strategy'> {
@@ -62,6 +65,11 @@ export function createRegistry(o: RegistryOptions): Registry {
   const allocator = new ServiceAllocator({ storage: o.storage, ...(services ?? {}) });
   const strategies = [...STRATEGIES, createServiceStrategy(allocator)];
   for (const r of RESOURCES) {
+    if (r === EventsV1) {
+      // A view of the core Events store (registered before it in RESOURCES), not a store of its own.
+      reg.add({ descriptor: r, store: new EventsV1Store(reg.get(Events)!, storeOpts), subresources: builtinSubresources(r) });
+      continue;
+    }
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
     reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
