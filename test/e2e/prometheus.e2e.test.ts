@@ -59,6 +59,8 @@ spec:
   - {name: app, image: mk8s/testserver:1.0, imagePullPolicy: IfNotPresent}
 ` });
   await waitFor(() => kubectl(['-n', ns, 'get', 'pod', 'web', '-o', 'jsonpath={.status.phase}']).stdout === 'Running', { timeoutMs: 120_000, what: 'pod web Running' });
+  // A watch that ends soon (apiserver_request_total counts a watch when it ends, as upstream).
+  kubectlOk(['get', '--raw', '/api/v1/pods?watch=true&timeoutSeconds=1'], { timeoutMs: 30_000 });
 
   // cluster-dns runs as a pod (pod IPs are not routed to the host): its metrics port through a port-forward.
   const dnsPod = kubectlOk(['-n', 'kube-system', 'get', 'pods', '-l', 'k8s-app=kube-dns', '--field-selector', 'status.phase=Running', '-o', 'jsonpath={.items[0].metadata.name}']).trim();
@@ -115,6 +117,19 @@ test('every target of every component is up', async () => {
   assert.deepEqual([...new Set(up.map((s) => s.metric['job']))].sort(), [...JOBS].sort());
 });
 
+/** Waits until every expression returns a series; on the deadline, names all that never did. */
+async function allPresent(exprs: string[]): Promise<void> {
+  let missing = exprs;
+  const deadline = Date.now() + DEADLINE.timeoutMs;
+  for (;;) {
+    const found = await Promise.all(missing.map(async (e) => (await query(e)).length > 0));
+    missing = missing.filter((_, i) => !found[i]);
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) assert.fail(`series never present:\n${missing.join('\n')}`);
+    await new Promise((r) => setTimeout(r, DEADLINE.intervalMs));
+  }
+}
+
 /** Waits until expr returns at least one series; returns them. */
 const present = (expr: string) => waitFor(async () => { const r = await query(expr); return r.length > 0 ? r : undefined; }, { ...DEADLINE, what: expr });
 
@@ -124,18 +139,20 @@ test('the apiserver: request counts and latencies with upstream labels, inflight
   const m = total[0]!.metric;
   assert.deepEqual({ version: m['version'], scope: m['scope'], component: m['component'] }, { version: 'v1', scope: m['scope'] === 'namespace' ? 'namespace' : 'cluster', component: 'apiserver' });
   assert.match(m['code'] ?? '', /^\d{3}$/);
-  await present('apiserver_request_total{job="apiserver",verb="WATCH",scope="cluster"}');
-  await present('apiserver_request_total{job="apiserver",verb="POST",resource="pods",scope="resource",code="201"}');
-  await present('apiserver_request_total{job="apiserver",group="apps",version="v1",resource="deployments"}');
-  await present('apiserver_request_duration_seconds_bucket{job="apiserver",verb="GET",le="0.005"}');
-  await present('apiserver_current_inflight_requests{job="apiserver",request_kind="readOnly"}');
-  await present('apiserver_current_inflight_requests{job="apiserver",request_kind="mutating"}');
-  const pods = await present('apiserver_storage_objects{job="apiserver",resource="pods"} > 0');
-  assert.ok(Number(pods[0]!.value[1]) >= 2, 'the test pod and the DNS pod are stored');
-  await present('apiserver_storage_objects{job="apiserver",resource="deployments.apps"}');
-  await present('etcd_request_duration_seconds_bucket{job="apiserver",operation="create",type="pods"}');
-  await present('apiserver_watch_events_total{job="apiserver",kind="Pod"} > 0');
-  await present('apiserver_longrunning_requests{job="apiserver",verb="WATCH"} > 0');
+  await allPresent([
+    // A watch is counted when it ends (as upstream's): the short one before() ran.
+    'apiserver_request_total{job="apiserver",verb="WATCH",resource="pods",scope="cluster",code="200"}',
+    'apiserver_request_total{job="apiserver",verb="POST",resource="pods",scope="resource",code="201"}',
+    'apiserver_request_total{job="apiserver",group="apps",version="v1",resource="deployments"}',
+    'apiserver_request_duration_seconds_bucket{job="apiserver",verb="GET",le="0.005"}',
+    'apiserver_current_inflight_requests{job="apiserver",request_kind="readOnly"}',
+    'apiserver_current_inflight_requests{job="apiserver",request_kind="mutating"}',
+    'apiserver_storage_objects{job="apiserver",resource="pods"} >= 2',
+    'apiserver_storage_objects{job="apiserver",resource="deployments.apps"}',
+    'etcd_request_duration_seconds_bucket{job="apiserver",operation="create",type="pods"}',
+    'apiserver_watch_events_total{job="apiserver",kind="Pod"} > 0',
+    'apiserver_longrunning_requests{job="apiserver",verb="WATCH"} > 0',
+  ]);
 });
 
 test('rest_client_requests_total on every client, workqueue_* on every queue', async () => {
