@@ -7,7 +7,9 @@ import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
 import { Registry } from './registry.js';
-import { builtinSubresources } from '../endpoints/subresources.js';
+import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
+import { crdStrategy } from '../apiextensions/crd-strategy.js';
+import { CustomResourceDefinitions } from '../apiextensions/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -73,6 +75,8 @@ export function createRegistry(o: RegistryOptions): Registry {
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
     reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
+  // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
+  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }
