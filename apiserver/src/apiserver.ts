@@ -13,6 +13,8 @@ import { buildApiServer, SERVED_RESOURCES, type ApiServerOptions } from './serve
 import type { Storage } from './storage/interfaces.js';
 import { Etcd3Storage } from './storage/etcd3-storage.js';
 import { Cacher } from './storage/cacher.js';
+import { InstrumentedStorage } from './storage/instrumented-storage.js';
+import { ApiServerMetrics } from './metrics.js';
 import { startCompactor } from './storage/compactor.js';
 import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
@@ -98,7 +100,9 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           ...(etcdTls.keyFile ? { privateKey: readFileSync(etcdTls.keyFile) } : {}),
         } } : {}),
       });
-      const cacher = etcd ? new Cacher({ storage: etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
+      const metrics = cfg.metrics ?? new ApiServerMetrics();
+      // etcd metrics count what reaches etcd: between the watch cache and the etcd storage.
+      const cacher = etcd ? new Cacher({ storage: new InstrumentedStorage(etcd, (op, type, seconds, failed) => metrics.observeEtcd(op, type, seconds, failed)), logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
@@ -114,7 +118,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         const audit = al && auditBackend ? new Auditor({ policy: loadAuditPolicy(al.policyFile), backend: auditBackend, clock: cfg.clock ?? realClock }) : undefined;
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
-          ...opts, storage, logger: log,
+          ...opts, storage, logger: log, metrics,
           ...(audit ? { audit } : {}),
           ...(encryption ? { healthChecks: [...(opts.healthChecks ?? []), { name: 'encryption-providers', check: () => checkEncryptionConfig(encryption) }] } : {}),
           ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),

@@ -6,7 +6,7 @@
  * /metrics (workqueue depth, reconcile latency and errors per controller) on healthPort.
  */
 import {
-  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newWorkerMetrics,
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newWorkerMetrics, newWorkqueueMetricsProvider, newRestClientMetrics,
   type Clientset, type EventRecorderWithFlush, type LeaderElectedComponent, type LeaderElectionConfig,
 } from '@mk8s/client';
 import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
@@ -149,34 +149,30 @@ export function selectControllers(spec: readonly string[] = ['*']): string[] {
 export function createControllerManager(cfg: ControllerManagerConfig = {}): ControllerManagerComponent {
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
+  const registry = newRegistry();
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-controller-manager', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
+    metrics: newRestClientMetrics(registry),
   });
   const informers = newInformerFactory({ client, clock, logger: log });
-  const registry = newRegistry('controller-manager');
   const metrics = newWorkerMetrics(registry);
+  const queueMetrics = newWorkqueueMetricsProvider(registry);
   const recorders: EventRecorderWithFlush[] = [];
   const controllers = new Map<string, Controller>();
   for (const name of selectControllers(cfg.controllers)) {
     const spec = KNOWN_CONTROLLERS[name]!;
     const recorder = createEventRecorder({ client, component: spec.component, clock, logger: log });
     recorders.push(recorder);
-    const c = spec.create({ client, informers, clock, recorder, logger: log.child({ controller: name }) }, cfg);
+    const c = spec.create({ client, informers, clock, recorder, queueMetrics, logger: log.child({ controller: name }) }, cfg);
     if (c) controllers.set(name, c); else log.info({ controller: name }, 'Skipped controller: not configured');
   }
 
   const runAll = async (signal: AbortSignal): Promise<void> => {
     log.info({ controllers: [...controllers.keys()] }, 'Starting controllers');
-    const depth = setInterval(() => { for (const [name, c] of controllers) metrics.observeDepth?.({ controller: name, depth: c.queue.len() }); }, 1000);
-    depth.unref();
-    try {
-      await Promise.all([...controllers.entries()].map(([name, c]) =>
-        c.run(signal, { metrics, ...(cfg.workers?.[name] ? { workers: cfg.workers[name] } : {}) })
-          .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
-    } finally {
-      clearInterval(depth);
-    }
+    await Promise.all([...controllers.entries()].map(([name, c]) =>
+      c.run(signal, { metrics, ...(cfg.workers?.[name] ? { workers: cfg.workers[name] } : {}) })
+        .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
   };
 
   const component = newLeaderElectedComponent({

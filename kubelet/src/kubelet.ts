@@ -277,7 +277,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         }
         if (cfg.healthPort !== undefined) {
           const h = await serveHealth({
-            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry: newRegistry('kubelet'),
+            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry: newRegistry(),
             isReady: () => podInformer.hasSynced(), isHealthy: () => pleg.healthy(),
           });
           closers.push(h.close);

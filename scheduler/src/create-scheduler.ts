@@ -8,7 +8,7 @@ import {
   type Namespace, type PriorityClass, type PV, type PVC, type ReplicaSet, type Service, type StorageClass,
 } from '@mk8s/api';
 import {
-  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent,
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newRestClientMetrics,
   type Clientset, type EventRecorder, type LeaderElectedComponent, type LeaderElectionConfig, type SharedInformer,
 } from '@mk8s/client';
 import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
@@ -51,9 +51,11 @@ export interface SchedulerComponent extends LeaderElectedComponent {
 export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
+  const registry = newRegistry();
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-scheduler', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
+    metrics: newRestClientMetrics(registry),
   });
   const schedulerName = cfg.profile?.schedulerName ?? 'default-scheduler';
   const recorder: EventRecorder = createEventRecorder({ client, component: schedulerName, clock, logger: log });
@@ -68,7 +70,6 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const volumes = factory.informerFor(PersistentVolumes) as unknown as SharedInformer<PV & { [k: string]: unknown }>;
   const storageClasses = factory.informerFor(StorageClasses) as unknown as SharedInformer<StorageClass & { metadata: { name: string } } & { [k: string]: unknown }>;
 
-  const registry = newRegistry('scheduler');
   let sched: Scheduler;
   const metrics = newSchedulerMetrics(registry, () => sched.queue.pendingPods());
   sched = new Scheduler({

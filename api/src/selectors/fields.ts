@@ -136,6 +136,7 @@ const SPECIFIC: Record<string, (o: Obj) => Record<string, string>> = {
   '/namespaces': (o) => ({ 'status.phase': str(o.status?.phase) }),
   'apps/replicasets': (o) => ({ 'status.replicas': String(o.status?.replicas ?? 0) }),
   'batch/jobs': (o) => ({ 'status.successful': String(o.status?.succeeded ?? 0) }),
+  'certificates.k8s.io/certificatesigningrequests': (o) => ({ 'spec.signerName': str(o.spec?.signerName) }),
 };
 
 const specificOf = (r: Pick<ResourceDescriptor, 'group' | 'resource'>) => SPECIFIC[`${r.group}/${r.resource}`];

@@ -2,9 +2,11 @@
  * The registry: one Store per served resource, each a RestStrategy plugged into the generic
  * Store (upstream's RESTStorageProvider per API group).
  */
-import { RESOURCES, type ResourceDescriptor } from '@mk8s/api';
+import { RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
+import { Registry } from './registry.js';
+import { builtinSubresources } from '../endpoints/subresources.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -33,6 +35,7 @@ import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
+import { csrStrategy } from './certificates/certificatesigningrequests/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -43,28 +46,32 @@ export const STRATEGIES: readonly RestStrategy[] = [
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
+  csrStrategy,
 ];
-
-/** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
-export type Registry = Map<ResourceDescriptor, Store>;
 
 export interface RegistryOptions extends Omit<StoreOptions, 'strategy'> {
   /** Service IP range and node port range. */
   services?: Omit<ServiceAllocatorOptions, 'storage'>;
 }
 
+/**
+ * The built-in resources: every one in RESOURCES with a Store (a default strategy if none is
+ * listed) and its subresources; the review kinds without storage (their own routes answer them).
+ */
 export function createRegistry(o: RegistryOptions): Registry {
-  const reg: Registry = new Map();
+  const reg = new Registry();
   const { services, ...storeOpts } = o;
   const allocator = new ServiceAllocator({ storage: o.storage, ...(services ?? {}) });
   const strategies = [...STRATEGIES, createServiceStrategy(allocator)];
   for (const r of RESOURCES) {
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
-    reg.set(r, new Store({ ...storeOpts, strategy }));
+    reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
+  for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }
 
+export { Registry, type ResourceEntry, type Subresource, type SubresourceDiscovery, type RegistryChange, type TablePrinter, type PublishedSchemas } from './registry.js';
 export { Store, type RequestContext, type ListParams, type WatchParams, type DeleteResult } from './generic/store.js';
 export type { RestStrategy, StrategyContext, UpdateTarget } from './generic/strategy.js';
 export { ServiceAllocator, type ServiceAllocatorOptions } from './core/services/allocator.js';

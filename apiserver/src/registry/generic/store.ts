@@ -368,13 +368,14 @@ export class Store {
         { details: { name: cm.name, kind: this.resource.resource, ...(this.resource.group ? { group: this.resource.group } : {}) } });
     }
     let next: KubeObject;
-    if (target === 'status' && this.hasStatusSubresource) {
+    if ((target === 'status' || target === 'approval') && this.hasStatusSubresource) {
       // Status writes change status only (upstream ResetObjectMetaForStatus + strategy).
       next = structuredClone(current);
       if (candidate['status'] === undefined) delete next['status']; else next['status'] = structuredClone(candidate['status']);
-      this.strategy.prepareForStatusUpdate?.(next, current, ctx);
+      if (target === 'approval') this.strategy.prepareForApprovalUpdate?.(next, current, ctx);
+      else this.strategy.prepareForStatusUpdate?.(next, current, ctx);
       if (cm.managedFields?.length) {
-        const owners = recordUpdate(current, next, rc.fieldManager ?? 'unknown', apiVersionOf(this.resource), formatTime(this.clock.now()), 'status');
+        const owners = recordUpdate(current, next, rc.fieldManager ?? 'unknown', apiVersionOf(this.resource), formatTime(this.clock.now()), target);
         if (owners) metaOf(next).managedFields = owners as NonNullable<KubeObject['metadata']['managedFields']>;
       }
     } else if (target === 'finalize') {
@@ -419,7 +420,7 @@ export class Store {
     if (this.tracksGeneration(next) && !isDeepStrictEqual(next['spec'], current['spec'])) {
       metaOf(next).generation = (cm.generation ?? 0) + 1;
     }
-    this.validateOrThrow(next, current);
+    this.validateOrThrow(next, current, target);
     await runValidatingAdmission(this.admission, this.attrs('UPDATE', rc, next, current, target === 'main' ? '' : target));
     delete next.metadata.resourceVersion;
     return next;
@@ -568,13 +569,13 @@ export class Store {
     return this.strategy.tracksGeneration ?? obj['spec'] !== undefined;
   }
 
-  private validateOrThrow(obj: KubeObject, old: KubeObject | undefined): void {
+  private validateOrThrow(obj: KubeObject, old: KubeObject | undefined, target: UpdateTarget = 'main'): void {
     const errs: FieldError[] = [];
     if (this.validator) errs.push(...this.validator(this.resource, obj, old));
     else if (!obj.metadata.name) {
       errs.push({ type: 'FieldValueRequired', field: 'metadata.name', message: 'metadata.name: Required value: name or generateName is required' });
     }
-    if (old) errs.push(...(this.strategy.validateUpdate?.(obj, old) ?? []));
+    if (old) errs.push(...(this.strategy.validateUpdate?.(obj, old, target) ?? []));
     else errs.push(...(this.strategy.validate?.(obj) ?? []));
     if (errs.length > 0) throw invalidError(this.resource, obj.metadata.name ?? '', errs);
   }
