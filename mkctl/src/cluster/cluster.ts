@@ -108,8 +108,10 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   }
   const hostComponent = (name: string, port: number) => {
     const s = script(p, name);
-    // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume).
-    const extra = name === 'controller-manager' ? ['--root-ca-file', pki.ca.cert] : [];
+    // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume)
+    // and signs approved CertificateSigningRequests with it (csrsigning), as kubeadm configures it.
+    const extra = name === 'controller-manager'
+      ? ['--root-ca-file', pki.ca.cert, '--cluster-signing-cert-file', pki.ca.cert, '--cluster-signing-key-file', pki.ca.key] : [];
     if (s) out.push({ spec: { name, restart: true, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
