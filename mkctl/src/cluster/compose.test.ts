@@ -28,7 +28,9 @@ test('compose-pki: each service directory holds what its flags name, each identi
     assert.equal(value('--etcd-servers'), 'https://10.250.0.11:2379,https://10.250.0.12:2379,https://10.250.0.13:2379');
     assert.equal(value('--advertise-address'), '10.250.0.10');
     for (const f of ['--encryption-provider-config', '--audit-policy-file', '--audit-log-path', '--service-account-key-file', '--kubelet-client-certificate']) assert.ok(flags.includes(f), f);
-    assert.ok(!existsSync(join(dir, 'apiserver', 'ca.key')), 'the CA key stays in ca/');
+    assert.ok(!existsSync(join(dir, 'apiserver', 'ca.key')), 'the CA key: only in ca/ and for the CSR signer');
+    assert.ok(existsSync(join(dir, 'controller-manager', 'ca.key')));
+    for (const svc of ['etcd', 'scheduler', 'addons', 'compose-node-1']) assert.ok(!existsSync(join(dir, svc, 'ca.key')), svc);
     // Serving certificates carry the compose addresses.
     const sans = (f: string) => new X509Certificate(readFileSync(f)).subjectAltName ?? '';
     assert.match(sans(join(dir, 'apiserver', 'apiserver.crt')), /IP Address:10\.250\.0\.10/);

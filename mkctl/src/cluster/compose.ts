@@ -74,7 +74,8 @@ export function composeServiceFiles(pki: PkiPaths, encryptionConfig: string): Re
       // One flag or value a line: the entrypoint passes them to apiserver/dist/main.js.
       { path: 'flags', content: flags.join('\n') + '\n', mode: 0o644 },
     ],
-    'controller-manager': [kubeconfig('system:kube-controller-manager', pki.controllerManager), file(pki.ca.cert, 'ca.crt')],
+    // The CA key too: the controller-manager signs approved CertificateSigningRequests (csrsigning), as locally.
+    'controller-manager': [kubeconfig('system:kube-controller-manager', pki.controllerManager), file(pki.ca.cert, 'ca.crt'), file(pki.ca.key, 'ca.key')],
     scheduler: [kubeconfig('system:kube-scheduler', pki.scheduler)],
     // The addons service applies the add-on manifests as the admin (what cluster up does).
     addons: [kubeconfig('kubernetes-admin', pki.admin)],
