@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from './paths.js';
-import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
+import { APISERVER_PORT, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -144,7 +144,9 @@ function nodeComponents(p: StatePaths, pki: PkiPaths, n: NodePlan): Managed[] {
   const out: Managed[] = [];
   const shim = script(p, 'cri-docker');
   if (shim) out.push({
-    spec: { name: `${n.name}-cri-docker`, netns: n.netns, command: process.execPath, args: [shim, '--socket', socket, '--node-name', n.name, '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-bin-dir', `${join(p.root, 'cni', 'bin')}:/usr/lib/cni`] },
+    spec: { name: `${n.name}-cri-docker`, netns: n.netns, command: process.execPath, args: [shim, '--socket', socket, '--node-name', n.name, '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-bin-dir', `${join(p.root, 'cni', 'bin')}:/usr/lib/cni`,
+      // /healthz and /metrics (process and runtime metrics) on the node network, as the kubelet's and kube-proxy's.
+      '--health-port', String(CRI_DOCKER_HEALTH_PORT), '--health-host', '0.0.0.0'] },
     ready: async () => existsSync(socket),
   });
   const kubelet = script(p, 'kubelet');
