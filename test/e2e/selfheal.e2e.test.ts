@@ -35,6 +35,21 @@ const readyz = (): boolean => kubectl(['get', '--raw', '/readyz'], { timeoutMs: 
 
 let nodes: { name: string; ip: string }[] = [];
 
+/** A Deployment of busybox sleepers (the image is built offline: IfNotPresent). */
+const deployment = (name: string, replicas: number) => kubectlOk(['-n', ns, 'apply', '-f', '-'], { input: `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: ${replicas}
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: c, image: busybox, imagePullPolicy: IfNotPresent, command: [sleep, "3600"]}
+` });
+
 before(() => {
   assert.ok(existsSync(STATUS), 'the cluster runs under its supervisor');
   nodes = (JSON.parse(kubectlOk(['get', 'nodes', '-o', 'json'])).items as { metadata: { name: string }; status: { addresses: { type: string; address: string }[] } }[])
@@ -82,8 +97,7 @@ test('kill -9 of a node\'s shim, kubelet and kube-proxy: restarted, the node Rea
 });
 
 test('after the kills a Deployment converges and cluster status shows the restarts', async () => {
-  kubectlOk(['-n', ns, 'create', 'deployment', 'web', '--image', 'busybox', '--replicas', '2', '--', 'sleep', '3600']);
-  kubectlOk(['-n', ns, 'patch', 'deployment', 'web', '-p', '{"spec":{"template":{"spec":{"terminationGracePeriodSeconds":1,"containers":[{"name":"busybox","imagePullPolicy":"IfNotPresent"}]}}}}']);
+  deployment('web', 2);
   kubectlOk(['-n', ns, 'rollout', 'status', 'deployment/web', '--timeout=150s'], { timeoutMs: 160_000 });
   kubectlOk(['-n', ns, 'scale', 'deployment', 'web', '--replicas', '3']);
   await waitFor(() => JSON.parse(kubectlOk(['-n', ns, 'get', 'deployment', 'web', '-o', 'json'])).status?.availableReplicas === 3, { timeoutMs: 120_000, what: '3 available replicas' });
@@ -92,4 +106,56 @@ test('after the kills a Deployment converges and cluster status shows the restar
   assert.match(st.stdout, /^supervisor: running, pid \d+$/m);
   assert.match(st.stdout, /^apiserver\s+running\s+\d+\s+\S+\s+1\s+signal SIGKILL, /m);
   assert.match(st.stdout, /^etcd-2\s+running\s+\d+\s+\S+\s+1\s+signal SIGKILL, /m);
+});
+
+test('mkctl chaos kill etcd-leader --watch: a new leader, the old one back, converged', () => {
+  const r = mkctl(['chaos', 'kill', 'etcd-leader', '--watch', '--timeout', '120'], 150_000);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /sent SIGKILL to etcd-\d \(pid \d+\)/);
+  assert.match(r.stdout, /process etcd-\d: running pid \d+ -> /);
+  assert.match(r.stdout, /converged$/m);
+});
+
+test('mkctl chaos stop scheduler-leader: SIGSTOP, then SIGCONT after the pause', () => {
+  const r = mkctl(['chaos', 'stop', 'scheduler-leader', '--seconds', '2'], 60_000);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /sent SIGSTOP to scheduler \(pid (\d+)\)[\s\S]*sent SIGCONT to scheduler \(pid \1\)/);
+  assert.doesNotMatch(readFileSync(`/proc/${pidOf('scheduler')}/stat`, 'utf8'), /\) T /, 'running again');
+});
+
+test('etcd snapshot save, delete, restore: the objects are back and resourceVersions continue', async () => {
+  const snap = join(ROOT, '.mk8s', `selfheal-${Date.now()}.db`);
+  const rv = (o: { metadata: { resourceVersion: string } }) => BigInt(o.metadata.resourceVersion);
+  try {
+    kubectlOk(['-n', ns, 'create', 'configmap', 'kept', '--from-literal', 'k=v']);
+    deployment('snap', 1);
+    const kept = JSON.parse(kubectlOk(['-n', ns, 'get', 'configmap', 'kept', '-o', 'json']));
+    const save = mkctl(['etcd', 'snapshot', 'save', snap], 60_000);
+    assert.equal(save.status, 0, save.stdout + save.stderr);
+    assert.match(save.stdout, /^Saved snapshot of etcd \(from etcd-\d\) at revision \d+: \d+ keys/m);
+    kubectlOk(['-n', ns, 'delete', 'configmap', 'kept']);
+    kubectlOk(['-n', ns, 'delete', 'deployment', 'snap']);
+    const later = JSON.parse(kubectlOk(['-n', ns, 'create', 'configmap', 'later', '-o', 'json']));
+
+    const restore = mkctl(['etcd', 'snapshot', 'restore', snap], 240_000);
+    assert.equal(restore.status, 0, restore.stdout + restore.stderr);
+    assert.match(restore.stdout, /^Restored/m);
+    await waitFor(readyz, { timeoutMs: 60_000, what: '/readyz after the restore' });
+    const back = JSON.parse(kubectlOk(['-n', ns, 'get', 'configmap', 'kept', '-o', 'json']));
+    assert.deepEqual(back.data, { k: 'v' });
+    assert.equal(back.metadata.uid, kept.metadata.uid);
+    assert.equal(back.metadata.resourceVersion, kept.metadata.resourceVersion, 'the object as it was, resourceVersion and all');
+    assert.match(kubectl(['-n', ns, 'get', 'configmap', 'later']).stderr, /NotFound/, 'made after the snapshot: gone');
+    kubectlOk(['-n', ns, 'get', 'deployment', 'snap']);
+    const fresh = JSON.parse(kubectlOk(['-n', ns, 'create', 'configmap', 'fresh', '-o', 'json']));
+    assert.ok(rv(fresh) > rv(later), `a new resourceVersion (${fresh.metadata.resourceVersion}) continues past every one served before (${later.metadata.resourceVersion})`);
+    // The controllers relisted (their watches got 410 Gone): a scale of the restored Deployment is acted on.
+    kubectlOk(['-n', ns, 'scale', 'deployment', 'snap', '--replicas', '2']);
+    await waitFor(() => JSON.parse(kubectlOk(['-n', ns, 'get', 'deployment', 'snap', '-o', 'json'])).status?.availableReplicas === 2, { timeoutMs: 150_000, what: 'the restored Deployment scaled to 2' });
+    const st = mkctl(['etcd', 'status'], 30_000);
+    assert.equal(st.status, 0, st.stdout + st.stderr);
+    assert.equal(st.stdout.split('\n').filter((l) => /^etcd-\d\s.*\strue\s/.test(l)).length, 1, 'one leader among the restored members');
+  } finally {
+    spawnSync('rm', ['-f', snap]);
+  }
 });

@@ -102,6 +102,7 @@ export async function runChaos(o: ChaosOptions, p: StatePaths = statePaths()): P
   const t0 = Date.now();
   const stamp = () => `+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s`;
   let before = o.watch ? await observe(p, c, true) : undefined;
+  const baseline = before;
   const signals = faultSignals(o.action, o.seconds);
   const send = (sig: NodeJS.Signals) => {
     for (const v of victims) {
@@ -127,7 +128,7 @@ export async function runChaos(o: ChaosOptions, p: StatePaths = statePaths()): P
     for (const l of describeChanges(before, now)) o.out(`${stamp()} ${l}`);
     before = now;
     const replaced = o.action === 'stop' || victims.every((v) => readPid(p.run, v.name) !== v.pid);
-    if (faultDone && replaced && isConverged(now)) { o.out(`${stamp()} converged`); await fault; return true; }
+    if (faultDone && replaced && isConverged(now, baseline)) { o.out(`${stamp()} converged`); await fault; return true; }
     if (Date.now() > deadline) { o.out(`${stamp()} NOT converged after ${o.timeoutMs / 1000}s`); await fault; return false; }
     await new Promise((res) => setTimeout(res, 1000));
   }

@@ -60,3 +60,11 @@ for (const tc of [
   { name: 'a node not Ready', o: { ...healthy, nodes: { 'node-1': 'Unknown' } }, want: false },
   { name: 'a Deployment short of replicas', o: { ...healthy, deployments: { 'default/web': '1/2' } }, want: false },
 ] as const) test(`isConverged: ${tc.name}`, () => assert.equal(isConverged(tc.o as Observation), tc.want));
+
+test('isConverged with a baseline waits only for what was healthy before the fault', () => {
+  const base: Observation = { ...healthy, nodes: { 'node-1': 'True', 'node-2': 'False' }, deployments: { 'default/web': '2/2', 'other/broken': '0/1' } };
+  assert.equal(isConverged({ ...base, deployments: { 'default/web': '2/2', 'other/broken': '0/1' } }, base), true);
+  assert.equal(isConverged({ ...base, deployments: { 'default/web': '1/2', 'other/broken': '0/1' } }, base), false);
+  assert.equal(isConverged({ ...base, nodes: { 'node-1': 'Unknown', 'node-2': 'False' } }, base), false);
+  assert.equal(isConverged({ ...base, deployments: { 'other/broken': '0/1' } }, base), true, 'a Deployment deleted meanwhile is not waited for');
+});

@@ -97,11 +97,19 @@ export function describeChanges(prev: Observation | undefined, next: Observation
   return out;
 }
 
-/** Converged: every process running, the apiserver ready, a leader everywhere, nodes Ready, Deployments available. */
-export function isConverged(o: Observation): boolean {
+const available = (d: string | undefined) => { const [a, w] = (d ?? '').split('/'); return !!a && a === w; };
+
+/**
+ * Converged: every process running, the apiserver ready, etcd and both leases with a leader, and
+ * every node and Deployment that was Ready / fully available before the fault (baseline) so
+ * again; without a baseline, all of them. A Deployment broken before the fault is not waited for.
+ */
+export function isConverged(o: Observation, baseline?: Observation): boolean {
+  const nodes = Object.keys(baseline?.nodes ?? o.nodes).filter((n) => !baseline || baseline.nodes[n] === 'True');
+  const deps = Object.keys(baseline?.deployments ?? o.deployments).filter((d) => !baseline || available(baseline.deployments[d]));
   return Object.values(o.processes).every((s) => s.startsWith('running'))
     && o.apiserverReady && !!o.etcdLeader
     && Object.values(o.leases).every((h) => !!h)
-    && Object.values(o.nodes).every((s) => s === 'True')
-    && Object.values(o.deployments).every((d) => { const [a, w] = d.split('/'); return a === w; });
+    && nodes.every((n) => o.nodes[n] === 'True')
+    && deps.every((d) => available(o.deployments[d]) || !(d in o.deployments));
 }
