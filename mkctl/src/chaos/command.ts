@@ -51,11 +51,6 @@ function pidMatches(pid: number, spec: SupervisedSpec): boolean {
 }
 
 async function observe(p: StatePaths, c: Clientset, withEtcd: boolean): Promise<Observation> {
-  const sup = readSupervisorStatus(supervisorPaths(p));
-  const processes: Record<string, string> = {};
-  for (const [n, s] of Object.entries(sup?.processes ?? {})) {
-    processes[n] = s.state === 'running' ? (isAlive(s.pid) ? `running pid ${s.pid}` : 'NOT RUNNING') : s.state;
-  }
   const ready = await readyz(p);
   const leases: Record<string, string | undefined> = {};
   const nodes: Record<string, string> = {};
@@ -72,6 +67,12 @@ async function observe(p: StatePaths, c: Clientset, withEtcd: boolean): Promise<
     } catch { /* the apiserver went away meanwhile: the next look sees it */ }
   }
   const leader = withEtcd ? etcdLeader(p).leader : 'etcd';
+  // Processes last: the slow looks above must not make them stale when convergence is judged.
+  const sup = readSupervisorStatus(supervisorPaths(p));
+  const processes: Record<string, string> = {};
+  for (const [n, s] of Object.entries(sup?.processes ?? {})) {
+    processes[n] = s.state === 'running' ? (isAlive(s.pid) ? `running pid ${s.pid}` : 'NOT RUNNING') : s.state;
+  }
   return { processes, apiserverReady: ready, ...(leader ? { etcdLeader: leader } : {}), leases, nodes, deployments };
 }
 
@@ -123,12 +124,15 @@ export async function runChaos(o: ChaosOptions, p: StatePaths = statePaths()): P
   })();
   if (!o.watch) { await fault; return true; }
   const deadline = t0 + o.timeoutMs;
+  let replacedSeen = false;
   for (;;) {
     const now = await observe(p, c, true);
     for (const l of describeChanges(before, now)) o.out(`${stamp()} ${l}`);
     before = now;
-    const replaced = o.action === 'stop' || victims.every((v) => readPid(p.run, v.name) !== v.pid);
-    if (faultDone && replaced && isConverged(now, baseline)) { o.out(`${stamp()} converged`); await fault; return true; }
+    // Seen in the observation itself: each victim running again as a new process.
+    // Converged is judged on a look that started after the replacement was seen, so no part of it predates the new processes.
+    if (faultDone && replacedSeen && isConverged(now, baseline)) { o.out(`${stamp()} converged`); await fault; return true; }
+    replacedSeen ||= o.action === 'stop' ? faultDone : victims.every((v) => now.processes[v.name]?.startsWith('running pid') && now.processes[v.name] !== `running pid ${v.pid}`);
     if (Date.now() > deadline) { o.out(`${stamp()} NOT converged after ${o.timeoutMs / 1000}s`); await fault; return false; }
     await new Promise((res) => setTimeout(res, 1000));
   }
