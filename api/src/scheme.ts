@@ -68,6 +68,7 @@ import type * as discovery from 'kubernetes-types/discovery/v1.js';
 import type * as scheduling from 'kubernetes-types/scheduling/v1.js';
 import type * as rbac from 'kubernetes-types/rbac/v1.js';
 import type * as batch from 'kubernetes-types/batch/v1.js';
+import type * as certificates from 'kubernetes-types/certificates/v1.js';
 import type * as policy from 'kubernetes-types/policy/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
 
@@ -100,6 +101,15 @@ export const ResourceQuotas = define<core.ResourceQuota>({ group: '', version: '
 export const LimitRanges = define<core.LimitRange>({ group: '', version: 'v1', kind: 'LimitRange', resource: 'limitranges', namespaced: true, shortNames: ['limits'] });
 export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
 
+/**
+ * events.k8s.io/v1 Events: a second view of the core Events (the same stored objects, as upstream
+ * serves them); the apiserver converts between the two.
+ */
+export const EventsV1 = define({ group: 'events.k8s.io', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, shortNames: ['ev'] });
+
+/** certificates.k8s.io/v1: cluster-scoped; /approval carries the Approved/Denied conditions, /status the signer's certificate. */
+export const CertificateSigningRequests = define<certificates.CertificateSigningRequest>({ group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', namespaced: false, shortNames: ['csr'], subresources: ['status', 'approval'] });
+
 export const Roles = define<rbac.Role>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', resource: 'roles', namespaced: true });
 export const ClusterRoles = define<rbac.ClusterRole>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false });
 export const RoleBindings = define<rbac.RoleBinding>({ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', resource: 'rolebindings', namespaced: true });
@@ -127,6 +137,7 @@ export const RESOURCES: readonly ResourceDescriptor[] = [
   Jobs, CronJobs,
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
+  CertificateSigningRequests, EventsV1,
 ];
 
 /** Finds a served resource by group and plural name. */

@@ -68,7 +68,7 @@ describe('apiserver on real etcd', () => {
     const ns = await call(srv.url, 'GET', '/api/v1/namespaces');
     assert.deepEqual(ns.body['items'].map((n: Json) => n['metadata']['name']).sort(), ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     const metrics = await (await fetch(`${srv.url}/metrics`)).text();
-    assert.match(metrics, /apiserver_request_total\{verb="LIST",resource="namespaces"/);
+    assert.match(metrics, /apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="namespaces"/);
   });
 
   test('create, get, update, delete round trip with resourceVersions from etcd', async () => {

@@ -13,6 +13,8 @@ import { buildApiServer, SERVED_RESOURCES, type ApiServerOptions } from './serve
 import type { Storage } from './storage/interfaces.js';
 import { Etcd3Storage } from './storage/etcd3-storage.js';
 import { Cacher } from './storage/cacher.js';
+import { InstrumentedStorage } from './storage/instrumented-storage.js';
+import { ApiServerMetrics } from './metrics.js';
 import { startCompactor } from './storage/compactor.js';
 import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
@@ -98,7 +100,9 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           ...(etcdTls.keyFile ? { privateKey: readFileSync(etcdTls.keyFile) } : {}),
         } } : {}),
       });
-      const cacher = etcd ? new Cacher({ storage: etcd, logger: log.child({ component: 'cacher' }) }) : undefined;
+      const metrics = cfg.metrics ?? new ApiServerMetrics();
+      // etcd metrics count what reaches etcd: between the watch cache and the etcd storage.
+      const cacher = etcd ? new Cacher({ storage: new InstrumentedStorage(etcd, (op, type, seconds, failed) => metrics.observeEtcd(op, type, seconds, failed)), logger: log.child({ component: 'cacher' }) }) : undefined;
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
@@ -114,7 +118,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         const audit = al && auditBackend ? new Auditor({ policy: loadAuditPolicy(al.policyFile), backend: auditBackend, clock: cfg.clock ?? realClock }) : undefined;
         const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
-          ...opts, storage, logger: log,
+          ...opts, storage, logger: log, metrics,
           ...(audit ? { audit } : {}),
           ...(encryption ? { healthChecks: [...(opts.healthChecks ?? []), { name: 'encryption-providers', check: () => checkEncryptionConfig(encryption) }] } : {}),
           ...(sec?.authenticators ? { authenticators: sec.authenticators } : {}),
@@ -148,7 +152,13 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         }
         // Caches start now, as upstream's do at startup: a watch from a list's resourceVersion must not
         // find a cache that began after it (that would be a 410 for every first watcher).
-        if (cacher) await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
+        if (cacher) {
+          await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
+          // Resources added later (custom resources) start caching as soon as they are served.
+          const a = app as FastifyInstance & { registry: Registry };
+          for (const e of a.registry.entries()) if (e.store) void cacher.warm(registryPrefix(e.descriptor));
+          a.registry.onChange((c) => { if (c.type === 'added' && c.entry.store) void cacher.warm(registryPrefix(c.entry.descriptor)).catch(() => undefined); });
+        }
         const advertise = cfg.advertiseAddress ?? hosts.find((h) => !isLoopback(h) && h !== '0.0.0.0' && h !== '::');
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };

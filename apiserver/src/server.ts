@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, REVIEW_RESOURCES, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -27,15 +27,17 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
-import { createRegistry, type Registry, type RequestContext } from './registry/index.js';
+import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
+import { certificatesAdmission } from './admission/plugins/certificates.js';
+import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
 import { DEFAULT_SA_ISSUER } from './auth/service-account.js';
 import type { TokenRequestDeps } from './registry/core/serviceaccounts/token.js';
 import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js';
 import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
 import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } from './endpoints/handlers.js';
-import { ApiServerMetrics } from './metrics.js';
-import { registerDiscovery } from './discovery/index.js';
+import { ApiServerMetrics, isLongRunning, requestMetricLabels, type RequestMetricLabels } from './metrics.js';
+import { registerDiscovery, resolveSubresource } from './discovery/index.js';
 import { toTable, wantsTable } from './printers/index.js';
 import { knownFieldsValidator, registerOpenApi } from './openapi/index.js';
 
@@ -206,8 +208,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       now: () => clock.now(),
     }));
   }
+  const admission = [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
+    ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])];
+  // Custom objects go through the same chain (NamespaceLifecycle, quota, the caller's plugins).
+  const crAdmission = admission;
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission, ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission,
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -216,9 +222,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       ...(o.serviceNodePortRange ? { nodePortRange: o.serviceNodePortRange } : {}),
     },
   });
+  const resolveResource = (group: string, version: string, resource: string) => registry!.lookup(group, version, resource)?.descriptor;
   const table: TableConvertor | undefined = o.table === false ? undefined : o.table ?? {
     wantsTable,
-    toTable: (r, objects, opts) => toTable(r, objects, {
+    toTable: (r, objects, opts) => registry!.entryOf(r)?.table?.(objects, opts) ?? toTable(r, objects, {
       ...(opts.includeObject ? { includeObject: opts.includeObject as 'None' | 'Object' | 'Metadata' } : {}),
       ...(opts.noHeaders ? { noHeaders: true } : {}),
       listMeta: { ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}), ...(opts.continue ? { continue: opts.continue } : {}) },
@@ -266,9 +273,59 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // Stage 0: max-in-flight (watches are long-running and not counted, as upstream).
   const limits = o.maxRequestsInflight ?? { readonly: 400, mutating: 200 };
   const inflight = { readonly: 0, mutating: 0 };
+  // apiserver_current_inflight_requests reports the high-water mark since the previous scrape, as
+  // upstream's pre-aggregated gauge reports the last second's maximum.
+  const inflightMax = { readonly: 0, mutating: 0 };
   const release = (req: FastifyRequest) => {
     const kind = req.inflightKind;
     if (kind) { inflight[kind]--; req.inflightKind = undefined; }
+  };
+  metrics.inflight = () => {
+    const out = { readOnly: Math.max(inflightMax.readonly, inflight.readonly), mutating: Math.max(inflightMax.mutating, inflight.mutating) };
+    inflightMax.readonly = inflight.readonly; inflightMax.mutating = inflight.mutating;
+    return out;
+  };
+  // apiserver_storage_objects: counted at scrape time (from the watch cache when it has the resource).
+  const storageCount = o.storage.count?.bind(o.storage);
+  metrics.storageCounts = async () => new Map(await Promise.all(SERVED_RESOURCES.map(async (r) =>
+    [r.group ? `${r.resource}.${r.group}` : r.resource, storageCount ? await storageCount(registryPrefix(r)).catch(() => -1) : -1] as const)));
+
+  // The request metrics, in one place for every request (upstream's InstrumentRouteFunc around
+  // each route): recorded when the response closes, so hijacked replies (watches, log streams)
+  // count too, with the code they sent and their whole duration.
+  const labelCache = new Map<string, RequestMetricLabels | undefined>();
+  const codeCache = new Map<RequestMetricLabels, Map<number, RequestMetricLabels & { code: string }>>();
+  const withCode = (labels: RequestMetricLabels, code: number) => {
+    let m = codeCache.get(labels);
+    if (!m) { m = new Map(); codeCache.set(labels, m); }
+    let c = m.get(code);
+    if (!c) { c = { ...labels, code: String(code) }; m.set(code, c); }
+    return c;
+  };
+  const labelsFor = (info: RequestInfo, url: string, contentType: string | undefined): RequestMetricLabels | undefined => {
+    const q = url.indexOf('?');
+    const dryRun = q >= 0 && url.includes('dryRun', q) ? new URLSearchParams(url.slice(q + 1)).getAll('dryRun') : [];
+    const ct = info.method === 'PATCH' ? contentType ?? '' : '';
+    const k = info.resourceRequest
+      ? `${info.method} ${info.verb} ${info.group}/${info.version}/${info.resource}/${info.subresource} ${info.name ? 'n' : ''}${info.namespace ? 'ns' : ''} ${dryRun.join(',')} ${ct}`
+      : `${info.method} ${info.path}`;
+    if (labelCache.has(k)) return labelCache.get(k);
+    const labels = requestMetricLabels(info, { contentType: ct, dryRun });
+    if (labelCache.size < 10_000) labelCache.set(k, labels);       // bounded: label sets are, paths are not
+    return labels;
+  };
+  /** Counts one request; returns what to call when it ends (with the HTTP status). */
+  const trackRequest = (info: RequestInfo, url: string, contentType: string | undefined, startMs: number): ((code: number) => void) | undefined => {
+    const labels = labelsFor(info, url, contentType);
+    if (!labels) return undefined;
+    const longRunning = isLongRunning(labels);
+    const lr = longRunning ? { verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, subresource: labels.subresource, scope: labels.scope, component: labels.component } : undefined;
+    if (lr) metrics.longRunning.inc(lr);
+    return (code) => {
+      if (lr) metrics.longRunning.dec(lr);
+      metrics.requestTotal.inc(withCode(labels, code));
+      metrics.requestDuration.observe(labels, (performance.now() - startMs) / 1000);
+    };
   };
   // Callback-style hooks on the per-request path: no promise per hook and request.
   app.addHook('onRequestAbort', (req, done) => { release(req); done(); });
@@ -280,14 +337,16 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     if (shuttingDown) return sendError(reply.header('connection', 'close'), new ApiError('ServiceUnavailable', 'apiserver is shutting down'));
     // An empty Content-Type is as good as none (client-go's scale client sends no type at all).
     if (req.headers['content-type'] !== undefined && req.headers['content-type'].trim() === '') delete req.headers['content-type'];
-    req.requestInfo = parseRequestInfo(req.method, req.url);
+    req.requestInfo = parseRequestInfo(req.method, req.url, resolveResource);
     req.startMs = performance.now();
+    const ended = trackRequest(req.requestInfo, req.url, req.headers['content-type'], req.startMs);
+    if (ended) reply.raw.once('close', () => ended(reply.raw.statusCode));
     if (req.requestInfo.resourceRequest && req.requestInfo.verb !== 'watch') {
       const kind = req.method === 'GET' || req.method === 'HEAD' ? 'readonly' : 'mutating';
       if (inflight[kind] >= limits[kind]) {
         return sendError(reply.header('retry-after', '1'), new ApiError('TooManyRequests', 'Too many requests, please try again later.', { details: { retryAfterSeconds: 1 } }));
       }
-      inflight[kind]++;
+      if (++inflight[kind] > inflightMax[kind]) inflightMax[kind] = inflight[kind];
       req.inflightKind = kind;
     }
     let authenticated: UserInfo | undefined;
@@ -329,29 +388,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     done(null, payload);
   });
 
-  // Label sets of the request metrics, made once per (verb, resource, subresource, code): no
-  // label objects, upper-casing or string building per request.
-  type MetricLabels = { verb: string; resource: string; subresource: string };
-  const labelSets = new Map<string, { labels: MetricLabels; withCode: Map<number, MetricLabels & { code: string }> }>();
-  const labelsOf = (verb: string, resource: string, subresource: string, code: number) => {
-    const k = `${verb} ${resource} ${subresource}`;
-    let e = labelSets.get(k);
-    if (!e) { e = { labels: { verb: verb.toUpperCase(), resource, subresource }, withCode: new Map() }; labelSets.set(k, e); }
-    let c = e.withCode.get(code);
-    if (!c) { c = { ...e.labels, code: String(code) }; e.withCode.set(code, c); }
-    return { labels: e.labels, withCode: c };
-  };
   app.addHook('onResponse', (req, reply, done) => {
     release(req);
     const info = req.requestInfo;
-    if (!info) { done(); return; }
-    const { labels, withCode } = info.resourceRequest
-      ? labelsOf(info.verb, info.resource, info.subresource, reply.statusCode)
-      : labelsOf(info.method, '', '', reply.statusCode);
-    metrics.requestTotal.inc(withCode);
-    const seconds = (performance.now() - req.startMs) / 1000;
-    metrics.requestDuration.observe(labels, seconds);
-    if (o.logger.isLevelEnabled('debug')) o.logger.debug({ verb: labels.verb, path: info.path, code: reply.statusCode, ms: Math.round(seconds * 1000), userAgent: req.headers['user-agent'] }, 'Served request');
+    if (info && o.logger.isLevelEnabled('debug')) {
+      o.logger.debug({ verb: info.verb, path: info.path, code: reply.statusCode, ms: Math.round(performance.now() - req.startMs), userAgent: req.headers['user-agent'] }, 'Served request');
+    }
     done();
   });
 
@@ -385,13 +427,21 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   }
   app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 
-  // The review kinds are answered by their own routes (authentication-api, authorization-api), not the registry.
-  registerDiscovery(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
-  registerOpenApi(app, { resources: [...SERVED_RESOURCES, ...REVIEW_RESOURCES] });
+  // Discovery and OpenAPI follow the registry (the review kinds are in it without storage: their
+  // own routes, authentication-api and authorization-api, answer them).
+  const resolved = (e: ResourceEntry) => [...e.subresources].map(([name, s]) => resolveSubresource(e.descriptor, name, s));
+  registerDiscovery(app, {
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e) })) },
+  });
+  registerOpenApi(app, {
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi, refusedPatchTypes: e.unsupportedPatchTypes })) },
+  });
   for (const p of o.plugins ?? []) await p(app);
 
   const knownFields = new Map<ResourceDescriptor, (obj: unknown) => string[]>();
   const unknownFields: UnknownFieldsCheck | undefined = o.unknownFields === false ? undefined : o.unknownFields ?? ((r, obj) => {
+    const own = registry.entryOf(r)?.unknownFields;
+    if (own) return own(obj);
     let v = knownFields.get(r);
     if (!v) { v = knownFieldsValidator(r); knownFields.set(r, v); }
     return v(obj);
@@ -423,11 +473,15 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // exec/attach arrive as HTTP upgrades, which bypass fastify's routing: same stages, by hand.
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     let audit: AuditContext | undefined;
+    let upgradeCode = 101;
     void (async () => {
       try {
-        const parsed = parseRequestInfo(req.method ?? 'GET', req.url ?? '/');
+        const parsed = parseRequestInfo(req.method ?? 'GET', req.url ?? '/', resolveResource);
         // exec/attach/portforward are 'create' on their subresource (upstream: POST-equivalent upgrades).
         const info = parsed.resourceRequest ? { ...parsed, verb: 'create' as const } : parsed;
+        // Metrics from the parsed request (CONNECT on its subresource); the upgraded socket's close ends it.
+        const ended = trackRequest(parsed, req.url ?? '/', req.headers['content-type'], performance.now());
+        if (ended) socket.once('close', () => ended(upgradeCode));
         let authenticated: UserInfo | undefined;
         try { authenticated = await authenticate(authenticators, req); } finally {
           if (auditor) audit = auditor.begin(req, undefined, info, authenticated, auditID(req.headers['audit-id']), clock.now());
@@ -447,9 +501,21 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       } catch (err) {
         const apiErr = toApiError(err);
         auditor?.finish(audit, apiErr.code);
+        upgradeCode = apiErr.code;
         writeStatus(socket, apiErr);
       }
     })();
+  });
+
+  // CustomResourceDefinitions: served once established, their objects removed when they go.
+  const crdController = new CrdController({
+    registry, crds: registry.get(CustomResourceDefinitions)!, clock, logger: o.logger,
+    storage: o.storage, admission: crAdmission,
+  });
+  app.addHook('onReady', async () => {
+    void crdController.run(closing.signal);
+    // Existing CRDs are served before the server reports ready (bounded: etcd may be down).
+    await Promise.race([crdController.synced, new Promise<void>((r) => { const t = setTimeout(r, 5000); t.unref(); })]);
   });
 
   if (o.bootstrapNamespaces ?? true) {

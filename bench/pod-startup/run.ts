@@ -5,8 +5,9 @@
  * the per-pod floor and all at once for the burst floor (whose per-pod latencies are also printed:
  * the like-for-like comparison for a burst). Then the idle RSS and CPU of the kubelet
  * and the shim with 30 pods running. Then the density run (BENCH_DENSITY, default 110: upstream's
- * per-node maximum; 0 skips it): that many pods at once on one node, their p50/p99 start against
- * the same run's floors, and the steady kubelet + shim CPU and RSS with all of them running.
+ * per-node maximum; 0 skips it): that many pods at once on one node, their p50/p99 start and
+ * throughput against the same number through docker at once (right after), the kubelet's and
+ * shim's CPU during the start, and their steady CPU and RSS with all of them running.
  * Prints figures; asserts nothing.
  *
  * The single pod is measured BENCH_SINGLE_ROUNDS times (default 9), each round one pod through
@@ -146,9 +147,12 @@ async function dockerBurst(n: number, parallel: boolean): Promise<{ latMs: numbe
   return { latMs, elapsedMs };
 }
 
+/** The pids of the node's kubelet and shim. */
+const nodePids = (node: string): number[] => ['kubelet', 'cri-docker'].map((c) => Number(readFileSync(join(ROOT, '.mk8s', 'run', `${node}-${c}.pid`), 'utf8')));
+
 /** CPU (% of one core) and RSS (MiB) of the node's kubelet and shim over ms. */
 async function nodeUsage(node: string, ms: number): Promise<{ kubelet: { rssMi: number; cpu: number }; shim: { rssMi: number; cpu: number } }> {
-  const pids = ['kubelet', 'cri-docker'].map((c) => Number(readFileSync(join(ROOT, '.mk8s', 'run', `${node}-${c}.pid`), 'utf8')));
+  const pids = nodePids(node);
   const a = pids.map(procUsage);
   const t = performance.now();
   await new Promise((r) => setTimeout(r, ms));
@@ -231,17 +235,25 @@ async function main(): Promise<void> {
     }
     const density = Number(process.env['BENCH_DENSITY'] ?? 110);
     if (density > 0) {
-      // Density (upstream's 110 pods per node): all at once on one node, then steady state.
+      // Density (upstream's 110 pods per node): all at once on one node, then steady state. The
+      // like-for-like floor is the same number of pods through docker at once, right after.
       const load0 = loadavg()[0]!;
+      const pids = nodePids(node);
+      const cpu0 = pids.map(procUsage);
       const ours = await mk8sBurst(density, node);
+      const cpu1 = pids.map(procUsage);
       const s = summarize(ours.latMs);
-      const f = summarize(floor);
-      printRow(`${density} pods on ${node}: p50 start (s)`, fmt(s.p50 / 1000), fmt(f.p50 / 1000), fmt(s.p50 / f.p50), '(reported)');
-      printRow(`${density} pods on ${node}: p99 start (s)`, fmt(s.p99 / 1000), fmt(f.p99 / 1000), fmt(s.p99 / f.p99), '(reported)');
-      printRow(`${density} pods: throughput (pods/s)`, fmt(density / (ours.elapsedMs / 1000)), '-', '-', '(reported)');
       const u = await nodeUsage(node, 30_000);
-      console.log(`Steady with ${density} pods (30 s, load ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}): kubelet RSS ${fmt(u.kubelet.rssMi, 1)} MiB, CPU ${fmt(u.kubelet.cpu, 1)} %; shim RSS ${fmt(u.shim.rssMi, 1)} MiB, CPU ${fmt(u.shim.cpu, 1)} %`);
+      const load1 = loadavg()[0]!;
       await deleteAll(Array.from({ length: density }, (_, i) => `p${density}-${i}`));
+      const floorPar = await dockerBurst(density, true);
+      const par = summarize(floorPar.latMs);
+      printRow(`${density} pods on ${node}: p50 start (s)`, fmt(s.p50 / 1000), fmt(par.p50 / 1000), fmt(s.p50 / par.p50), '(reported)');
+      printRow(`${density} pods on ${node}: p99 start (s)`, fmt(s.p99 / 1000), fmt(par.p99 / 1000), fmt(s.p99 / par.p99), '(reported)');
+      printRow(`${density} pods: throughput (pods/s)`, fmt(density / (ours.elapsedMs / 1000)), fmt(density / (floorPar.elapsedMs / 1000)), fmt(floorPar.elapsedMs / ours.elapsedMs), '(reported)');
+      const cpuS = (i: number) => (cpu1[i]!.cpuTicks - cpu0[i]!.cpuTicks) / 100;
+      console.log(`  during the ${density}-pod start (${fmt(ours.elapsedMs / 1000)} s): kubelet CPU ${fmt(cpuS(0))} s (${fmt(cpuS(0) * 1000 / density, 1)} ms/pod), shim CPU ${fmt(cpuS(1))} s (${fmt(cpuS(1) * 1000 / density, 1)} ms/pod)`);
+      console.log(`Steady with ${density} pods (30 s, load ${load0.toFixed(1)} → ${load1.toFixed(1)}): kubelet RSS ${fmt(u.kubelet.rssMi, 1)} MiB, CPU ${fmt(u.kubelet.cpu, 1)} %; shim RSS ${fmt(u.shim.rssMi, 1)} MiB, CPU ${fmt(u.shim.cpu, 1)} %`);
     }
     console.log(`load average at end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   } finally {

@@ -16,6 +16,8 @@ export * from './leader-election.js';
 export * from './leader-elected-component.js';
 export * from './event-recorder.js';
 export * from './worker-metrics.js';
+export * from './workqueue-metrics.js';
+export * from './rest-client-metrics.js';
 export * from './exec.js';
 export * from './backoff.js';
 export * from './in-cluster.js';

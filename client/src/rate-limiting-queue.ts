@@ -6,6 +6,7 @@
 import { realClock, type Clock } from '@mk8s/component-base';
 import type { RateLimitingQueue } from './interfaces.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
+import type { QueueMetrics, WorkqueueMetricsProvider } from './workqueue-metrics.js';
 
 /** Options for {@link createRateLimitingQueue}. */
 export interface RateLimitingQueueOptions<K = string> {
@@ -21,6 +22,8 @@ export interface RateLimitingQueueOptions<K = string> {
   maxDelayMs?: number;
   /** Overall token bucket; false disables it. @default { qps: 10, burst: 100 } */
   bucket?: { qps: number; burst: number } | false;
+  /** workqueue_* metrics for this queue (needs a name). @default none */
+  metricsProvider?: WorkqueueMetricsProvider;
 }
 
 /** createRateLimitingQueue returns a new, empty queue. */
@@ -42,10 +45,12 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
   private readonly waiting = new Map<K, { at: number; cancel: () => void }>();
   private readonly getters: ((k: K | undefined) => void)[] = [];
   private down = false;
+  private readonly metrics: QueueMetrics<K> | undefined;
 
   constructor(o: RateLimitingQueueOptions<K>) {
     this.name = o.name ?? '';
     this.clock = o.clock ?? realClock;
+    this.metrics = o.metricsProvider && this.name ? o.metricsProvider.newQueueMetrics<K>(this.name, this.clock) : undefined;
     this.limiter = o.rateLimiter ?? defaultControllerRateLimiter<K>({
       clock: this.clock,
       ...(o.baseDelayMs !== undefined ? { baseDelayMs: o.baseDelayMs } : {}),
@@ -56,6 +61,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
 
   add(key: K): void {
     if (this.down || this.dirty.has(key)) return;
+    this.metrics?.add(key);
     this.dirty.add(key);
     if (this.processing.has(key)) return; // done() re-queues it
     this.push(key);
@@ -63,6 +69,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
 
   addAfter(key: K, delayMs: number): void {
     if (this.down) return;
+    this.metrics?.retry();                                          // as client-go: every AddAfter counts
     if (delayMs <= 0) return this.add(key);
     const at = this.clock.now() + delayMs;
     const prev = this.waiting.get(key);
@@ -86,6 +93,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
   }
 
   done(key: K): void {
+    this.metrics?.done(key);
     this.processing.delete(key);
     if (this.dirty.has(key)) this.push(key);
     else if (this.down && this.processing.size === 0) this.wakeAll();
@@ -96,6 +104,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
   shutDown(): void {
     if (this.down) return;
     this.down = true;
+    this.metrics?.stop();
     for (const w of this.waiting.values()) w.cancel();
     this.waiting.clear();
     this.wakeAll();
@@ -109,6 +118,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
       // Hand the key straight to a waiting worker: it is processing now, no longer dirty.
       this.dirty.delete(key);
       this.processing.add(key);
+      this.metrics?.get(key);
       getter(key);
       return;
     }
@@ -121,6 +131,7 @@ class WorkQueue<K> implements RateLimitingQueue<K> {
     if (this.head > 1024 && this.head * 2 > this.queue.length) { this.queue.splice(0, this.head); this.head = 0; }
     this.dirty.delete(k);
     this.processing.add(k);
+    this.metrics?.get(k);
     return k;
   }
 

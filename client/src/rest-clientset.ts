@@ -9,6 +9,7 @@ import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, W
 import { loadKubeConfig, restConfigFromKubeConfig, type KubeConfig, type RestConfig } from './kubeconfig.js';
 import { TokenBucket } from './token-bucket.js';
 import { decodeWatchEvents } from './watch-decoder.js';
+import type { RestClientMetrics } from './rest-client-metrics.js';
 
 export const CLIENT_VERSION = 'v0.1.0';
 
@@ -41,6 +42,8 @@ export interface ClientsetOptions {
   logger?: Logger;
   /** Retries of a request the server answered 429 (or 5xx) with Retry-After. @default 10 */
   maxRetries?: number;
+  /** rest_client_* metrics (newRestClientMetrics). @default none */
+  metrics?: RestClientMetrics;
 }
 
 /** Options of a raw request. */
@@ -92,11 +95,16 @@ export class RestClientset implements Clientset {
   private readonly logger: Logger | undefined;
   private readonly clock: Clock;
   private readonly maxRetries: number;
+  private readonly metrics: RestClientMetrics | undefined;
+  /** The `host` label: host:port of the server, as client-go's url.Host. */
+  private readonly metricsHost: string;
 
   constructor(o: ClientsetOptions & { restConfig: RestConfig }) {
     this.clock = o.clock ?? realClock;
     this.maxRetries = o.maxRetries ?? 10;
     this.config = o.restConfig;
+    this.metrics = o.metrics;
+    this.metricsHost = hostOf(o.restConfig.server);
     this.namespace = o.restConfig.namespace;
     const name = o.userAgent ?? 'mk8s';
     this.userAgent = name.includes('/') ? name : `${name}/${CLIENT_VERSION} mk8s`;
@@ -130,8 +138,10 @@ export class RestClientset implements Clientset {
    */
   async requestRaw(req: RawRequest): Promise<RawResponse> {
     for (let attempt = 0; ; attempt++) {
+      const waitStart = this.metrics ? performance.now() : 0;
       await this.bucket.acquire(req.signal);
-      const res = await this.send(req);
+      if (this.metrics) this.metrics.observeRateLimiterWait({ method: req.method ?? 'GET', host: this.metricsHost, seconds: (performance.now() - waitStart) / 1000 });
+      const res = await this.timedSend(req);
       // As client-go's checkWait: Retry-After means the server did not process the request.
       const retryAfter = Number(res.headers['retry-after']);
       const retriable = (res.statusCode === 429 || (res.statusCode >= 500 && res.statusCode <= 504)) && Number.isFinite(retryAfter) && retryAfter > 0;
@@ -147,6 +157,22 @@ export class RestClientset implements Clientset {
       try { const parsed = JSON.parse(text) as Partial<ApiStatus>; if (parsed && parsed.kind === 'Status') status = parsed; } catch { /* not JSON */ }
       this.logger?.debug({ method: req.method ?? 'GET', path: req.path, code: res.statusCode }, 'Request failed');
       throw ApiError.fromStatus(status, res.statusCode, text.slice(0, 500) || undefined);
+    }
+  }
+
+  /** send, recorded in rest_client_requests_total / rest_client_request_duration_seconds (headers received). */
+  private async timedSend(req: RawRequest): Promise<Dispatcher.ResponseData> {
+    const m = this.metrics;
+    if (!m) return this.send(req);
+    const start = performance.now();
+    const method = req.method ?? 'GET';
+    let code = '<error>';
+    try {
+      const res = await this.send(req);
+      code = String(res.statusCode);
+      return res;
+    } finally {
+      m.observeRequest({ method, host: this.metricsHost, code, seconds: (performance.now() - start) / 1000 });
     }
   }
 
@@ -310,4 +336,9 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
   getSubresource(name: string, subresource: string, opts: { signal?: AbortSignal; query?: Record<string, string> } = {}): Promise<unknown> {
     return this.c.requestJson({ path: this.path(this.ns, name, subresource), ...(opts.query ? { query: opts.query } : {}), ...this.sig(opts) });
   }
+}
+
+/** host:port of a server URL (client-go's url.Host), or the URL itself when it does not parse. */
+function hostOf(server: string): string {
+  try { return new URL(server).host; } catch { return server; }
 }

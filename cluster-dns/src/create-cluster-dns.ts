@@ -6,7 +6,8 @@
  * process; /metrics carries CoreDNS' metric names.
  */
 import { EndpointSlices, Namespaces, Pods, Services } from '@mk8s/api';
-import { createClientset, newInformerFactory, type Clientset } from '@mk8s/client';
+import { createClientset, newInformerFactory, newRestClientMetrics, type Clientset } from '@mk8s/client';
+import type { Registry } from 'prom-client';
 import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { DnsCache, type EndpointSliceObj, type NamespaceObj, type PodObj, type ServiceObj } from './dns-cache.js';
 import { newDnsMetrics } from './metrics.js';
@@ -17,6 +18,8 @@ export interface ClusterDnsConfig {
   /** How to reach the apiserver; ignored when client is given. */
   kubeconfig?: string;
   client?: Clientset;
+  /** The registry /metrics serves (main passes the one its clientset records into). @default newRegistry() */
+  registry?: Registry;
   /** @default 'cluster.local' */
   clusterDomain?: string;
   /** DNS port (UDP and TCP); 0 picks one. @default 53 */
@@ -54,9 +57,9 @@ export interface ClusterDnsComponent extends Component {
 
 export function createClusterDns(cfg: ClusterDnsConfig): ClusterDnsComponent {
   const log = cfg.logger ?? silentLogger();
-  const client = cfg.client ?? createClientset({ ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}), userAgent: 'cluster-dns', logger: log });
+  const registry = cfg.registry ?? newRegistry();
+  const client = cfg.client ?? createClientset({ ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}), userAgent: 'cluster-dns', logger: log, metrics: newRestClientMetrics(registry) });
   const factory = newInformerFactory({ client, clock: cfg.clock ?? realClock, logger: log });
-  const registry = newRegistry('cluster-dns');
   const metrics = newDnsMetrics(registry);
   const pods = cfg.pods ?? 'insecure';
   const server = `dns://${cfg.bindAddress ?? '0.0.0.0'}:${cfg.port ?? 53}`;

@@ -3,8 +3,8 @@
  * The cluster-dns binary: flags → createClusterDns → run until SIGINT/SIGTERM. Without
  * --kubeconfig it uses the pod's in-cluster configuration (ServiceAccount token and CA).
  */
-import { createClientset, inClusterRestConfig } from '@mk8s/client';
-import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-base';
+import { createClientset, inClusterRestConfig, newRestClientMetrics } from '@mk8s/client';
+import { createLogger, newRegistry, parseFlags, setupSignalHandler } from '@mk8s/component-base';
 import { createClusterDns } from './create-cluster-dns.js';
 import type { PodsMode } from './record-store.js';
 
@@ -34,13 +34,15 @@ const logger = createLogger({ component: 'cluster-dns', level: flags['log-level'
 const pods = flags.pods as PodsMode;
 if (!['insecure', 'verified', 'disabled'].includes(pods)) { logger.error({ pods }, '--pods must be insecure, verified or disabled'); process.exit(2); }
 
+const registry = newRegistry();
+const metrics = newRestClientMetrics(registry);
 const client = flags.server
-  ? createClientset({ server: flags.server, userAgent: 'cluster-dns', logger })
+  ? createClientset({ server: flags.server, userAgent: 'cluster-dns', logger, metrics })
   : flags.kubeconfig
-    ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger })
-    : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger });
+    ? createClientset({ kubeconfig: flags.kubeconfig, userAgent: 'cluster-dns', logger, metrics })
+    : createClientset({ restConfig: inClusterRestConfig(), userAgent: 'cluster-dns', logger, metrics });
 const dns = createClusterDns({
-  client,
+  client, registry,
   clusterDomain: flags['cluster-domain'] ?? 'cluster.local',
   port: Number(flags.port),
   bindAddress: flags['bind-address'] ?? '0.0.0.0',

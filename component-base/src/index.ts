@@ -3,7 +3,8 @@ export { realClock, type Clock } from './clock.js';
 export { runEvery, type RunEveryOptions } from './run-every.js';
 export { setupSignalHandler } from './signals.js';
 export { runComponents, startAfter, type Component } from './component.js';
-export { serveHealth, newRegistry, type HealthServerOptions } from './serving.js';
+export { serveHealth, type HealthServerOptions } from './serving.js';
+export { newRegistry, metricOnce } from './metrics.js';
 export { parseFlags, type FlagSpec } from './flags.js';
 export {
   SpdySession, SpdyStream, SpdyProtocolError, FrameParser, encodeFrame, encodeNameValueBlock, decodeNameValueBlock, SPDY3_DICTIONARY,

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 /** Options for {@link serveHealth}. */
 export interface HealthServerOptions {
@@ -13,14 +13,6 @@ export interface HealthServerOptions {
   isReady: () => boolean | Promise<boolean>;
   /** /healthz answers 200 only while this returns true. @default () => true */
   isHealthy?: () => boolean | Promise<boolean>;
-}
-
-/** newRegistry returns a prom-client registry with the process' default metrics. */
-export function newRegistry(component: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ component });
-  collectDefaultMetrics({ register: registry });
-  return registry;
 }
 
 /** serveHealth serves /healthz, /livez, /readyz and /metrics; resolves with the listening server. */

@@ -3,7 +3,7 @@
  * rate-limited workqueue of keys; runWorkers calls reconcile(key).
  */
 import type { Clock, Logger } from '@mk8s/component-base';
-import { createRateLimitingQueue, runWorkers, type Clientset, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics } from '@mk8s/client';
+import { createRateLimitingQueue, runWorkers, type Clientset, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics, type WorkqueueMetricsProvider } from '@mk8s/client';
 
 /** Shared dependencies of all controllers (newControllerFixture's context satisfies it). */
 export interface ControllerContext {
@@ -12,6 +12,8 @@ export interface ControllerContext {
   logger: Logger;
   clock: Clock;
   recorder: EventRecorder;
+  /** workqueue_* metrics of every controller's queue. @default none */
+  queueMetrics?: WorkqueueMetricsProvider;
 }
 
 /** A controller the manager can run. */
@@ -30,7 +32,7 @@ export abstract class BaseController implements Controller {
   protected defaultWorkers = 5;
 
   constructor(protected readonly ctx: ControllerContext, queueName: string) {
-    this.queue = createRateLimitingQueue<string>({ name: queueName, clock: ctx.clock });
+    this.queue = createRateLimitingQueue<string>({ name: queueName, clock: ctx.clock, ...(ctx.queueMetrics ? { metricsProvider: ctx.queueMetrics } : {}) });
     this.log = ctx.logger.child({ controller: queueName });
   }
 

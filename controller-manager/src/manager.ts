@@ -6,7 +6,7 @@
  * /metrics (workqueue depth, reconcile latency and errors per controller) on healthPort.
  */
 import {
-  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newWorkerMetrics,
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newWorkerMetrics, newWorkqueueMetricsProvider, newRestClientMetrics,
   type Clientset, type EventRecorderWithFlush, type LeaderElectedComponent, type LeaderElectionConfig,
 } from '@mk8s/client';
 import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
@@ -29,6 +29,8 @@ import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
+import { CsrSigningController } from './controllers/certificates/signer.js';
+import { CsrApprovingController } from './controllers/certificates/approver.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { LocalPathProvisioner } from './controllers/localpath/local-path-provisioner.js';
@@ -67,6 +69,14 @@ export interface ControllerManagerConfig {
    * kube-root-ca.crt ConfigMap. @default none: that controller does not run
    */
   rootCA?: string;
+  /**
+   * The CA the csrsigning controller signs CertificateSigningRequests with (PEM files;
+   * --cluster-signing-cert-file / --cluster-signing-key-file). @default none: that controller does not run
+   */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** Longest certificate csrsigning issues (--cluster-signing-duration). @default one year */
+  clusterSigningDurationMs?: number;
   /** Workers per controller (by name). */
   workers?: Partial<Record<string, number>>;
   /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
@@ -125,6 +135,14 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
   daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
   statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
+  csrsigning: {
+    component: 'csrsigning-controller', aliases: ['certificatesigningrequest-signing-controller'],
+    create: (ctx, cfg) => (cfg.clusterSigningCertFile && cfg.clusterSigningKeyFile ? new CsrSigningController(ctx, {
+      certFile: cfg.clusterSigningCertFile, keyFile: cfg.clusterSigningKeyFile,
+      ...(cfg.clusterSigningDurationMs !== undefined ? { durationMs: cfg.clusterSigningDurationMs } : {}),
+    }) : undefined),
+  },
+  csrapproving: { component: 'csrapproving-controller', aliases: ['certificatesigningrequest-approving-controller'], create: (ctx) => new CsrApprovingController(ctx) },
   disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
 };
 
@@ -149,34 +167,30 @@ export function selectControllers(spec: readonly string[] = ['*']): string[] {
 export function createControllerManager(cfg: ControllerManagerConfig = {}): ControllerManagerComponent {
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
+  const registry = newRegistry();
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-controller-manager', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
+    metrics: newRestClientMetrics(registry),
   });
   const informers = newInformerFactory({ client, clock, logger: log });
-  const registry = newRegistry('controller-manager');
   const metrics = newWorkerMetrics(registry);
+  const queueMetrics = newWorkqueueMetricsProvider(registry);
   const recorders: EventRecorderWithFlush[] = [];
   const controllers = new Map<string, Controller>();
   for (const name of selectControllers(cfg.controllers)) {
     const spec = KNOWN_CONTROLLERS[name]!;
     const recorder = createEventRecorder({ client, component: spec.component, clock, logger: log });
     recorders.push(recorder);
-    const c = spec.create({ client, informers, clock, recorder, logger: log.child({ controller: name }) }, cfg);
+    const c = spec.create({ client, informers, clock, recorder, queueMetrics, logger: log.child({ controller: name }) }, cfg);
     if (c) controllers.set(name, c); else log.info({ controller: name }, 'Skipped controller: not configured');
   }
 
   const runAll = async (signal: AbortSignal): Promise<void> => {
     log.info({ controllers: [...controllers.keys()] }, 'Starting controllers');
-    const depth = setInterval(() => { for (const [name, c] of controllers) metrics.observeDepth?.({ controller: name, depth: c.queue.len() }); }, 1000);
-    depth.unref();
-    try {
-      await Promise.all([...controllers.entries()].map(([name, c]) =>
-        c.run(signal, { metrics, ...(cfg.workers?.[name] ? { workers: cfg.workers[name] } : {}) })
-          .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
-    } finally {
-      clearInterval(depth);
-    }
+    await Promise.all([...controllers.entries()].map(([name, c]) =>
+      c.run(signal, { metrics, ...(cfg.workers?.[name] ? { workers: cfg.workers[name] } : {}) })
+        .catch((err: unknown) => { log.error({ err, controller: name }, 'Controller stopped with an error'); })));
   };
 
   const component = newLeaderElectedComponent({

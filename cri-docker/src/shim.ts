@@ -107,7 +107,7 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
       const health = o.healthPort === undefined ? undefined : await serveHealth({
         port: o.healthPort,
         host: o.healthHost ?? '127.0.0.1',
-        registry: newRegistry('cri-docker'),
+        registry: newRegistry(),
         isReady: () => serving,
         isHealthy: async () => { try { await ctx.docker.ping(); return serving; } catch { return false; } },
       });

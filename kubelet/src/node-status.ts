@@ -6,8 +6,8 @@
  */
 import { readFileSync, statfsSync } from 'node:fs';
 import { cpus, totalmem, hostname, release } from 'node:os';
-import type { Clock, Logger } from '@mk8s/component-base';
-import type { Clientset, EventRecorder } from '@mk8s/client';
+import { runEvery, type Clock, type Logger } from '@mk8s/component-base';
+import { Backoff, type Clientset, type EventRecorder } from '@mk8s/client';
 import { Leases, Nodes, isAlreadyExists, isNotFound, isConflict, type Node, type NodeCondition } from '@mk8s/api';
 import type { RuntimeService } from '@mk8s/proto';
 import { isDeepStrictEqual } from 'node:util';
@@ -191,29 +191,26 @@ export class NodeStatusManager {
     }
   }
 
-  /** Registers (retrying), then renews the Lease and posts status until signal aborts. */
+  /**
+   * Registers (retrying with back-off: upstream `registerWithAPIServer`, here 500 ms doubling to
+   * 7 s), then renews the Lease (at once, then every leaseRenewMs: upstream's `nodelease`
+   * controller) and posts status every statusUpdateMs (upstream `syncNodeStatus` on
+   * `wait.Until`), both on component-base's runEvery, until signal aborts.
+   */
   async run(signal: AbortSignal): Promise<void> {
-    let delay = 500;
+    const { clock, logger } = this.o;
+    const backoff = new Backoff({ clock, initialMs: 500, maxMs: 7_000 });
     while (!signal.aborted && !this.registered) {
       try { await this.register(); } catch (err) {
-        this.o.logger.warn({ err }, 'Could not register node, retrying');
-        await this.o.clock.sleep(delay, signal).catch(() => undefined);
-        delay = Math.min(delay * 2, 7_000);
+        backoff.next('register');
+        logger.warn({ err, retryInMs: backoff.get('register') }, 'Could not register node, retrying');
+        await clock.sleep(backoff.get('register'), signal).catch(() => undefined);
       }
     }
-    const leaseLoop = async () => {
-      while (!signal.aborted) {
-        try { await this.renewLease(); } catch (err) { this.o.logger.warn({ err }, 'Could not renew node lease'); }
-        await this.o.clock.sleep(this.o.leaseRenewMs ?? 10_000, signal).catch(() => undefined);
-      }
-    };
-    const statusLoop = async () => {
-      while (!signal.aborted) {
-        await this.o.clock.sleep(this.o.statusUpdateMs ?? 10_000, signal).catch(() => undefined);
-        if (signal.aborted) break;
-        try { await this.postStatus(); } catch (err) { this.o.logger.warn({ err }, 'Could not update node status'); }
-      }
-    };
-    await Promise.all([leaseLoop(), statusLoop()]);
+    if (signal.aborted) return;
+    await Promise.all([
+      runEvery(this.o.leaseRenewMs ?? 10_000, () => this.renewLease(), { clock, signal, logger, what: 'Node lease renewal' }),
+      runEvery(this.o.statusUpdateMs ?? 10_000, () => this.postStatus(), { clock, signal, logger, what: 'Node status update', immediate: false }),
+    ]);
   }
 }

@@ -27,9 +27,9 @@ const sandbox = (ready: boolean, attempt = 0, id = `sb${attempt}`): PodSandbox =
   id, metadata: { name: 'web', namespace: 'default', uid: 'u1', attempt }, state: ready ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY', createdAt: s(NOW - 60_000 + attempt), labels: {}, annotations: {},
 });
 let seq = 0;
-const ctr = (spec: Container, state: ContainerState, o: { exitCode?: number; finishedAgoMs?: number; restarts?: number; sandboxId?: string; hash?: string; reason?: string } = {}): ContainerStatus => ({
+const ctr = (spec: Container, state: ContainerState, o: { exitCode?: number; finishedAgoMs?: number; startedAgoMs?: number; restarts?: number; sandboxId?: string; hash?: string; reason?: string } = {}): ContainerStatus => ({
   id: `${spec.name}-${++seq}`, podSandboxId: o.sandboxId ?? 'sb0', metadata: { name: spec.name, attempt: o.restarts ?? 0 }, state,
-  createdAt: s(NOW - 50_000 + seq), startedAt: state === 'CONTAINER_CREATED' ? 0 : s(NOW - 50_000),
+  createdAt: s(NOW - 50_000 + seq), startedAt: state === 'CONTAINER_CREATED' ? 0 : s(NOW - (o.startedAgoMs ?? 50_000)),
   finishedAt: state === 'CONTAINER_EXITED' ? s(NOW - (o.finishedAgoMs ?? 1000)) : 0, exitCode: o.exitCode ?? 0,
   image: { image: 'busybox:1.36' }, imageRef: 'sha256:b', reason: o.reason ?? '', message: '', labels: {},
   annotations: { [HASH_ANNOTATION]: o.hash ?? specHash(spec), [RESTART_COUNT_ANNOTATION]: String(o.restarts ?? 0) }, mounts: [], logPath: '',
@@ -77,6 +77,20 @@ const cases: { name: string; pod: Pod; rt: PodRuntimeState; backoff?: BackoffRea
   { name: 'the back-off caps at 5 min', pod: pod(),
     rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 1, finishedAgoMs: 1000, restarts: 9 }), ctr(c2, 'CONTAINER_RUNNING')]),
     want: want({ waiting: ['c1:CrashLoopBackOff:back-off 300s'], requeueS: 299 }) },
+  { name: 'a container that ran for over 10 minutes: its back-off was reset, restarted at once (the next window 10 s)', pod: pod(),
+    rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 1, startedAgoMs: 11 * 60_000, finishedAgoMs: 1000, restarts: 6 }), ctr(c2, 'CONTAINER_RUNNING')]),
+    want: want({ start: ['c1#7+backoff'] }) },
+  { name: 'a container that ran for over 10 minutes, a reader still holding its 5 min entry: reset all the same', pod: pod({ containers: [c1] }),
+    rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 1, startedAgoMs: 11 * 60_000, finishedAgoMs: 1000, restarts: 6 })]),
+    backoff: backoff({ [crashKey('u1', c1)]: { durationMs: 300_000, agoMs: 12 * 60_000 } }),
+    want: want({ start: ['c1#7+backoff'] }) },
+  { name: 'a container that ran for 9 minutes: no reset, the back-off rebuilt from its restart count (6 → 300 s)', pod: pod(),
+    rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 1, startedAgoMs: 9 * 60_000, finishedAgoMs: 1000, restarts: 6 }), ctr(c2, 'CONTAINER_RUNNING')]),
+    want: want({ waiting: ['c1:CrashLoopBackOff:back-off 300s'], requeueS: 299 }) },
+  { name: 'an OOMKilled container (137) restarts through the same back-off', pod: pod({ containers: [c1] }),
+    rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 137, reason: 'OOMKilled', finishedAgoMs: 15_000, restarts: 2 })]),
+    backoff: backoff({ [crashKey('u1', c1)]: { durationMs: 20_000, agoMs: 15_000 } }),
+    want: want({ waiting: ['c1:CrashLoopBackOff:back-off 20s'], requeueS: 5 }) },
   { name: 'a start that failed (StartError 128) restarts through the same back-off', pod: pod({ containers: [c1] }),
     rt: rt([sandbox(true)], [ctr(c1, 'CONTAINER_EXITED', { exitCode: 128, reason: 'StartError', finishedAgoMs: 2000, restarts: 1 })]),
     backoff: backoff({ [crashKey('u1', c1)]: { durationMs: 10_000, agoMs: 2000 } }),

@@ -85,12 +85,20 @@ export interface PodActionsInput {
 const shouldRestart = (policy: string, cur: ContainerStatus): boolean =>
   policy === 'Always' || (policy === 'OnFailure' && cur.exitCode !== 0);
 
-/** The effective back-off of key: its live entry, else (after a kubelet restart) rebuilt from the restart count. */
-function backoffOf(inp: PodActionsInput, key: string, restartCount: number, sinceMs: number): { durationMs: number; seedMs?: number } {
+/**
+ * The effective back-off of key: its live entry, else (after a kubelet restart) rebuilt from the
+ * restart count, unless the container ran for longer than 2 × max (10 min): then the back-off
+ * was reset (upstream's entry expires 2 × max after its last update, the previous exit), and it
+ * is restarted at once, the next window 10 s again.
+ */
+function backoffOf(inp: PodActionsInput, key: string, restartCount: number, prev: ContainerStatus): { durationMs: number; seedMs?: number } {
   const { backoff: b, nowMs } = inp;
+  const finishedMs = nsToMs(prev.finishedAt || prev.createdAt);
+  const ranMs = prev.startedAt ? finishedMs - nsToMs(prev.startedAt) : 0;
+  if (ranMs > 2 * b.maxMs) return { durationMs: 0 };
   const e = b.entry(key, nowMs);
   if (e) return { durationMs: e.durationMs };
-  if (restartCount <= 0 || nowMs - sinceMs > 2 * b.maxMs) return { durationMs: 0 };
+  if (restartCount <= 0 || nowMs - finishedMs > 2 * b.maxMs) return { durationMs: 0 };
   const seedMs = Math.min(b.initialMs * 2 ** (restartCount - 1), b.maxMs);
   return { durationMs: seedMs, seedMs };
 }
@@ -126,7 +134,7 @@ export function computePodActions(inp: PodActionsInput): PodActions {
     }
     const key = crashKey(uid, c);
     const finished = nsToMs(prev.finishedAt || prev.createdAt);
-    const { durationMs, seedMs } = backoffOf(inp, key, restartCountOf(prev), finished);
+    const { durationMs, seedMs } = backoffOf(inp, key, restartCountOf(prev), prev);
     if (durationMs > 0 && nowMs - finished < durationMs) {
       a.waiting.set(c.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(durationMs / 1000)}s restarting failed container=${c.name} pod=${podFullName(pod)}` });
       requeue.push(finished + durationMs - nowMs + 50);

@@ -57,4 +57,23 @@ describe('StatusManager', () => {
     await client.resource<PodObj>(Pods, 'default').delete('p');
     assert.equal(await sm.setStatus(pod, st('Succeeded')), false);
   });
+
+  test('failed writes back off (client rate limiter: 100 ms doubling to the cap), a success resets it', async () => {
+    const client = new FakeClientset({ objects: [structuredClone(pod) as PodObj] });
+    const clock = new FakeClock();
+    const sm = new StatusManager({ client, logger: silentLogger(), clock, retryMs: 100, maxRetryMs: 400 });
+    const t0 = clock.now();
+    const at: number[] = [];
+    let fail = 4;
+    client.prependReactor('patch', 'pods', () => { at.push(clock.now() - t0); return fail-- > 0 ? { handled: true, error: new Error('boom') } : undefined; });
+    sm.queueStatus(pod, st('Pending'));
+    for (let t = 0; t < 2000; t += 50) { await settle(); await settle(); clock.step(50); }
+    // Tries at 0, then 100, 200, 400 (capped), 400 ms after each failure; the fifth succeeds.
+    assert.deepEqual(at, [0, 100, 300, 700, 1100]);
+    fail = 1;
+    sm.queueStatus(pod, st('Running'));
+    const t1 = clock.now() - t0;
+    for (let t = 0; t < 500; t += 50) { await settle(); await settle(); clock.step(50); }
+    assert.deepEqual(at.slice(5).map((x) => x - t1), [0, 100], 'the first retry after a success waits the base delay again');
+  });
 });

@@ -3,11 +3,12 @@
  * for each pod and writes pods/status in the background, off the pod worker's path, as one merge
  * patch per pod carrying the pod's uid (a recreated pod of the same name is never written with an
  * old pod's status). Writes only what differs from what was last written; statuses set while a
- * write is in flight collapse into one more write of the newest. A failed write is retried.
+ * write is in flight collapse into one more write of the newest. A failed write is retried on
+ * client's per-item exponential back-off (500 ms doubling to 10 s, reset by a success).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
-import type { Clientset } from '@mk8s/client';
+import { ItemExponentialFailureRateLimiter, type Clientset } from '@mk8s/client';
 import { Pods, isNotFound, type Pod, type PodStatus } from '@mk8s/api';
 import type { PodObj } from './objects.js';
 
@@ -19,7 +20,6 @@ interface Entry {
   /** What the API holds as far as we know (our last write, or the pod's status when first seen). */
   written: PodStatus | undefined;
   writing: boolean;
-  failures: number;
   retry?: () => void;
   waiters: Waiter[];
 }
@@ -30,8 +30,10 @@ const sameOnWire = (a: PodStatus, b: PodStatus) => isDeepStrictEqual(JSON.parse(
 export class StatusManager {
   private readonly entries = new Map<string, Entry>();
   private readonly clock: Clock;
+  private readonly retries: ItemExponentialFailureRateLimiter;
   constructor(private readonly o: { client: Clientset; logger: Logger; clock?: Clock; retryMs?: number; maxRetryMs?: number }) {
     this.clock = o.clock ?? realClock;
+    this.retries = new ItemExponentialFailureRateLimiter({ baseDelayMs: o.retryMs ?? 500, maxDelayMs: o.maxRetryMs ?? 10_000 });
   }
 
   /** The newest status set for uid (to compute transitions from), written or not yet. */
@@ -41,7 +43,7 @@ export class StatusManager {
   queueStatus(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata?.uid ?? '';
     let e = this.entries.get(uid);
-    if (!e) { e = { pod, status, written: pod.status, writing: false, failures: 0, waiters: [] }; this.entries.set(uid, e); }
+    if (!e) { e = { pod, status, written: pod.status, writing: false, waiters: [] }; this.entries.set(uid, e); }
     e.pod = pod;
     e.status = status;
     this.kick(uid, e);
@@ -68,6 +70,7 @@ export class StatusManager {
     const e = this.entries.get(uid);
     e?.retry?.();
     this.entries.delete(uid);
+    this.retries.forget(uid);
     for (const w of e?.waiters.splice(0) ?? []) w.resolve(false);
   }
 
@@ -88,7 +91,7 @@ export class StatusManager {
           await this.o.client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').patch(pod.metadata?.name ?? '', 'merge',
             { metadata: { uid }, status: { ...cleared, ...status } }, { subresource: 'status' });
           e.written = status;
-          e.failures = 0;
+          this.retries.forget(uid);
           this.o.logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, phase: status.phase }, 'Updated pod status');
         } catch (err) {
           if (isNotFound(err)) {
@@ -97,8 +100,7 @@ export class StatusManager {
             for (const w of e.waiters.splice(0)) w.resolve(false);
             return;
           }
-          e.failures++;
-          const delay = Math.min((this.o.retryMs ?? 500) * 2 ** (e.failures - 1), this.o.maxRetryMs ?? 10_000);
+          const delay = this.retries.when(uid);
           this.o.logger.warn({ err, pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, retryMs: delay }, 'Could not update pod status, retrying');
           for (const w of e.waiters.splice(0)) w.reject(err);
           e.retry = this.clock.setTimeout(() => { delete e.retry; if (this.entries.get(uid) === e) this.kick(uid, e); }, delay);

@@ -8,7 +8,7 @@ import {
   type Namespace, type PriorityClass, type PV, type PVC, type ReplicaSet, type Service, type StorageClass,
 } from '@mk8s/api';
 import {
-  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent,
+  createClientset, createEventRecorder, newInformerFactory, newLeaderElectedComponent, newRestClientMetrics,
   type Clientset, type EventRecorder, type LeaderElectedComponent, type LeaderElectionConfig, type SharedInformer,
 } from '@mk8s/client';
 import { newRegistry, realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
@@ -51,9 +51,11 @@ export interface SchedulerComponent extends LeaderElectedComponent {
 export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
+  const registry = newRegistry();
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-scheduler', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
+    metrics: newRestClientMetrics(registry),
   });
   const schedulerName = cfg.profile?.schedulerName ?? 'default-scheduler';
   const recorder: EventRecorder = createEventRecorder({ client, component: schedulerName, clock, logger: log });
@@ -68,7 +70,8 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const volumes = factory.informerFor(PersistentVolumes) as unknown as SharedInformer<PV & { [k: string]: unknown }>;
   const storageClasses = factory.informerFor(StorageClasses) as unknown as SharedInformer<StorageClass & { metadata: { name: string } } & { [k: string]: unknown }>;
 
-  const registry = newRegistry('scheduler');
+  /** PreBind waiters (VolumeBinding) woken by any claim or volume change. */
+  const volumeWaiters = new Set<() => void>();
   let sched: Scheduler;
   const metrics = newSchedulerMetrics(registry, () => sched.queue.pendingPods());
   sched = new Scheduler({
@@ -85,6 +88,7 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
       volume: (name) => volumes.lister.get(name),
       volumes: () => volumes.lister.list(),
       storageClass: (name) => storageClasses.lister.get(name),
+      onChange: (fn) => { volumeWaiters.add(fn); return () => volumeWaiters.delete(fn); },
     },
     priorityClassValue: (name) => priorityClasses.lister.get(name)?.value,
     defaultPriority: () => priorityClasses.lister.list().find((pc) => pc.globalDefault)?.value,
@@ -102,6 +106,10 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   // A claim, volume or class that appears or changes may make a pod with claims schedulable.
   for (const inf of [claims, volumes, storageClasses] as SharedInformer<{ metadata: { name: string } } & { [k: string]: unknown }>[]) {
     inf.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange'), onUpdate: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange') });
+  }
+  const wakeVolumeWaiters = () => { for (const fn of [...volumeWaiters]) fn(); };
+  for (const inf of [claims, volumes] as SharedInformer<{ metadata: { name: string } } & { [k: string]: unknown }>[]) {
+    inf.addEventHandler({ onAdd: wakeVolumeWaiters, onUpdate: wakeVolumeWaiters, onDelete: wakeVolumeWaiters });
   }
   // A new PriorityClass may resolve the priority of pods already queued.
   priorityClasses.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('ForceActivate') });

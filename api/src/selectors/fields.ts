@@ -131,11 +131,25 @@ const SPECIFIC: Record<string, (o: Obj) => Record<string, string>> = {
     source: str(o.source?.component),
     type: str(o.type),
   }),
+  // events.k8s.io/v1: the same objects under their v1 names (upstream's field label conversion).
+  'events.k8s.io/events': (o) => ({
+    'regarding.kind': str(o.regarding?.kind),
+    'regarding.namespace': str(o.regarding?.namespace),
+    'regarding.name': str(o.regarding?.name),
+    'regarding.uid': str(o.regarding?.uid),
+    'regarding.apiVersion': str(o.regarding?.apiVersion),
+    'regarding.resourceVersion': str(o.regarding?.resourceVersion),
+    'regarding.fieldPath': str(o.regarding?.fieldPath),
+    reason: str(o.reason),
+    reportingController: str(o.reportingController),
+    type: str(o.type),
+  }),
   '/secrets': (o) => ({ type: str(o.type) }),
   '/nodes': (o) => ({ 'spec.unschedulable': String(o.spec?.unschedulable === true) }),
   '/namespaces': (o) => ({ 'status.phase': str(o.status?.phase) }),
   'apps/replicasets': (o) => ({ 'status.replicas': String(o.status?.replicas ?? 0) }),
   'batch/jobs': (o) => ({ 'status.successful': String(o.status?.succeeded ?? 0) }),
+  'certificates.k8s.io/certificatesigningrequests': (o) => ({ 'spec.signerName': str(o.spec?.signerName) }),
 };
 
 const specificOf = (r: Pick<ResourceDescriptor, 'group' | 'resource'>) => SPECIFIC[`${r.group}/${r.resource}`];

@@ -8,7 +8,7 @@ import type { ResourceDescriptor } from '../scheme.js';
 import type { StatusCause } from '../types.js';
 import { aggregateMessage, type FieldError } from './field.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './meta.js';
-import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type NameValidator } from './names.js';
+import { nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, pathSegmentName, type NameValidator } from './names.js';
 import { validatePodSpec, validatePodUpdate } from './pod.js';
 import {
   validateConfigMapData, validateConfigMapUpdate, validateEndpointSliceFields, validateEndpointsSubsets, validateEventFields,
@@ -62,6 +62,9 @@ const RULES: Record<string, KindRules> = {
   'batch/cronjobs': { name: nameIsDNSSubdomain, validate: validateCronJob },
   '/persistentvolumes': { name: nameIsDNSSubdomain, validate: validatePersistentVolume, validateUpdate: validatePersistentVolumeUpdate },
   '/persistentvolumeclaims': { name: nameIsDNSSubdomain, validate: validatePersistentVolumeClaim, validateUpdate: validatePersistentVolumeClaimUpdate },
+  // Upstream does not care what certificate requests are called (ValidateCertificateRequestName); the
+  // request, usages, signer and conditions are checked by the apiserver's strategy, which parses the PEM.
+  'certificates.k8s.io/certificatesigningrequests': { name: pathSegmentName },
   'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
 };
 

@@ -4,10 +4,18 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResourceDescriptor } from '@mk8s/api';
-import { subresourceInfo } from './subresources.js';
+import { subresourceInfo, type ResolvedSubresource } from './subresources.js';
+
+/** A served resource and the subresources it registered. */
+export interface DiscoveredResource { descriptor: ResourceDescriptor; subresources: readonly ResolvedSubresource[] }
+
+/** Descriptors with the well-known facts of the subresources they name (no registry at hand). */
+export function discoveredFromDescriptors(resources: readonly ResourceDescriptor[]): DiscoveredResource[] {
+  return resources.map((r) => ({ descriptor: r, subresources: r.subresources.map((sub) => subresourceInfo(r, sub)) }));
+}
 
 /** One served group/version and its resources, sorted by name like upstream. */
-export interface GroupVersion { group: string; version: string; resources: ResourceDescriptor[] }
+export interface GroupVersion { group: string; version: string; resources: DiscoveredResource[] }
 
 export interface ApiResource {
   name: string; singularName: string; namespaced: boolean; group?: string; version?: string; kind: string;
@@ -18,14 +26,16 @@ export interface ApiResource {
  * Groups resources by group/version, core first, then groups in order of first appearance
  * (the order kubectl uses to expand categories such as `all`).
  */
-export function groupVersions(resources: readonly ResourceDescriptor[]): GroupVersion[] {
+export function groupVersions(resources: readonly DiscoveredResource[]): GroupVersion[] {
   const out: GroupVersion[] = [];
-  for (const r of resources) {
+  for (const d of resources) {
+    const r = d.descriptor;
     let gv = out.find((g) => g.group === r.group && g.version === r.version);
     if (!gv) { gv = { group: r.group, version: r.version, resources: [] }; out.push(gv); }
-    gv.resources.push(r);
+    gv.resources.push(d);
   }
-  for (const gv of out) gv.resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+  const name = (d: DiscoveredResource) => d.descriptor.resource;
+  for (const gv of out) gv.resources.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
   // Stable sort: the core group ('') first, others keep their order.
   return out.sort((a, b) => (a.group === '' ? 0 : 1) - (b.group === '' ? 0 : 1));
 }
@@ -35,20 +45,22 @@ export function storageVersionHash(group: string, version: string, kind: string)
   return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
 }
 
+const sortedSubresources = (subs: readonly ResolvedSubresource[]): ResolvedSubresource[] =>
+  [...subs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
 const groupVersionString = (group: string, version: string): string => (group ? `${group}/${version}` : version);
 
 /** GET /api/v1, /apis/<g>/<v>: an APIResourceList with subresources as `<parent>/<sub>` entries. */
 export function apiResourceList(gv: GroupVersion): Record<string, unknown> {
   const resources: ApiResource[] = [];
-  for (const r of gv.resources) {
+  for (const { descriptor: r, subresources } of gv.resources) {
     const entry: ApiResource = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs] };
     if (r.shortNames.length) entry.shortNames = [...r.shortNames];
     if (r.categories.length) entry.categories = [...r.categories];
     entry.storageVersionHash = storageVersionHash(r.group, r.version, r.kind);
     resources.push(entry);
-    for (const sub of [...r.subresources].sort()) {
-      const s = subresourceInfo(r, sub);
-      const e: ApiResource = { name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: [...s.verbs] };
+    for (const s of sortedSubresources(subresources)) {
+      const e: ApiResource = { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: [...s.verbs] };
       if (s.group !== r.group || s.version !== r.version) { e.group = s.group; e.version = s.version; }
       resources.push(e);
     }
@@ -94,7 +106,7 @@ export function aggregatedDiscovery(gvs: readonly GroupVersion[], legacy: boolea
     metadata: group ? { name: group } : {},
     versions: selected.filter((g) => g.group === group).map((gv) => ({
       version: gv.version,
-      resources: gv.resources.map((r) => {
+      resources: gv.resources.map(({ descriptor: r, subresources }) => {
         const res: Record<string, unknown> = {
           resource: r.resource,
           responseKind: { group: r.group, version: r.version, kind: r.kind },
@@ -104,10 +116,9 @@ export function aggregatedDiscovery(gvs: readonly GroupVersion[], legacy: boolea
         };
         if (r.shortNames.length) res['shortNames'] = [...r.shortNames];
         if (r.categories.length) res['categories'] = [...r.categories];
-        if (r.subresources.length) {
-          res['subresources'] = [...r.subresources].sort().map((sub) => {
-            const s = subresourceInfo(r, sub);
-            return { subresource: sub, responseKind: { group: s.group, version: s.version, kind: s.kind }, verbs: [...s.verbs] };
+        if (subresources.length) {
+          res['subresources'] = sortedSubresources(subresources).map((s) => {
+            return { subresource: s.name, responseKind: { group: s.group, version: s.version, kind: s.kind }, verbs: [...s.verbs] };
           });
         }
         return res;

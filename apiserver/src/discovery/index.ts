@@ -5,3 +5,6 @@ export {
   groupVersions, apiResourceList, aggregatedDiscovery, negotiateAggregated, aggregatedContentType, storageVersionHash,
   type GroupVersion,
 } from './documents.js';
+export { discoveredFromDescriptors, type DiscoveredResource } from './documents.js';
+export { knownSubresource, resolveSubresource, type SubresourceInfo } from './subresources.js';
+export type { DiscoverySource } from './register.js';

@@ -28,8 +28,19 @@ const KNOWN: Record<string, SubresourceInfo> = {
   eviction: { group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
   ephemeralcontainers: { verbs: GET_PATCH_UPDATE },
   finalize: { verbs: ['update'] },
+  approval: { verbs: GET_PATCH_UPDATE },
   token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
 };
+
+/** The discovery facts of a well-known subresource by name (unknown: the parent kind, get). */
+export function knownSubresource(sub: string): SubresourceInfo {
+  return KNOWN[sub] ?? { verbs: ['get'] };
+}
+
+/** A subresource's facts with the parent's group/version/kind filled in where it gives none. */
+export function resolveSubresource(parent: Pick<ResourceDescriptor, 'group' | 'version' | 'kind'>, sub: string, s: SubresourceInfo): ResolvedSubresource {
+  return { name: sub, group: s.group ?? parent.group, version: s.version ?? parent.version, kind: s.kind ?? parent.kind, verbs: s.verbs };
+}
 
 /** Resolved subresource info: group/version/kind always set. */
 export interface ResolvedSubresource { name: string; group: string; version: string; kind: string; verbs: readonly string[] }

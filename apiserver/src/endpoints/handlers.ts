@@ -4,25 +4,22 @@
  * delete.go, watch.go). Nothing here is per-resource except the subresource table.
  */
 import {
-  ApiError, apiVersionOf, lookupKind, PodDisruptionBudgets, queryBool, selectionPredicate,
+  ApiError, apiVersionOf, queryBool, selectionPredicate,
   type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Registry, RequestContext, Store } from '../registry/index.js';
+import type { Registry, RequestContext, ResourceEntry, Store } from '../registry/index.js';
 import { encodeObject, encodeObjectText } from '../registry/generic/store.js';
 import type { UpdateTarget } from '../registry/generic/strategy.js';
 import { applyPatch } from '../registry/generic/patch.js';
 import { appliedFields, managerFromUserAgent, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
-import { desiredReplicas, scaleOf } from '../registry/generic/scale.js';
-import { bindPod } from '../registry/core/pods/subresources.js';
-import { evictPod } from '../registry/core/pods/eviction.js';
-import { createToken, type TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
-import { decodeBody, decodeObject, patchTypeOf } from './body.js';
+import type { TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
+import type { KubeletClientConfig } from './kubelet-proxy.js';
+import { decodeBody, decodeObject, patchTypeOf, PATCH_MEDIA_TYPES } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
 import { serveWatch } from './watch.js';
-import { proxyLogs, type KubeletClientConfig } from './kubelet-proxy.js';
 import type { ApiServerMetrics } from '../metrics.js';
 
 /** Turns objects into a meta.k8s.io/v1 Table when the client asked for one. */
@@ -49,7 +46,7 @@ export interface HandlerDeps {
   kubeletClient?: KubeletClientConfig | undefined;
 }
 
-type Query = Record<string, string | string[] | undefined>;
+export type Query = Record<string, string | string[] | undefined>;
 const q1 = (q: Query, k: string): string | undefined => {
   const v = q[k];
   return Array.isArray(v) ? v[0] : v;
@@ -57,16 +54,17 @@ const q1 = (q: Query, k: string): string | undefined => {
 /** A boolean query parameter, read as upstream's parameter codec reads it (api/query.ts). */
 const qBool = (q: Query, k: string): boolean => queryBool(q[k]);
 
-/** Whether apiVersion/kind is a kind this server serves (decode errors name unregistered ones as upstream). */
-const isRegisteredKind = (apiVersion: string, kind: string): boolean => lookupKind(apiVersion, kind) !== undefined;
 
 /** Serves one resource request; errors are thrown as ApiErrors and become Status by the error handler. */
 export async function handleResourceRequest(deps: HandlerDeps, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const r = info.descriptor;
   if (!r) throw notFoundError();
-  const store = deps.registry.get(r);
-  if (!store) throw notFoundError();
+  const entry = deps.registry.entryOf(r);
+  const store = entry?.store;
+  if (!entry || !store) throw notFoundError();
+  // Whether apiVersion/kind is a kind this server serves (decode errors name unregistered ones as upstream).
+  const isRegisteredKind = (apiVersion: string, kind: string): boolean => deps.registry.lookupKind(apiVersion, kind) !== undefined;
   if (!r.namespaced && info.namespace) throw notFoundError();
   if (r.namespaced && info.name && !info.namespace) throw notFoundError();
   const q = (req.query ?? {}) as Query;
@@ -74,7 +72,7 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
   const ns = info.namespace;
   const ct = req.headers['content-type'];
 
-  if (info.subresource) return handleSubresource(deps, store, info, rc, req, reply, q);
+  if (info.subresource) return handleSubresource(deps, entry, store, info, rc, req, reply, q);
 
   switch (info.verb) {
     case 'get': {
@@ -142,90 +140,25 @@ export async function handleResourceRequest(deps: HandlerDeps, info: ResourceReq
 
 // ---- subresources ----
 
-async function handleSubresource(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
+/** Dispatches to the subresource the resource registered; the verbs it lists are the ones served. */
+async function handleSubresource(deps: HandlerDeps, entry: ResourceEntry, store: Store, info: ResourceRequestInfo, rc: RequestContext,
   req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
-  const r = store.resource;
-  const ns = info.namespace; const name = info.name; const sub = info.subresource;
-  if (!name || !r.subresources.includes(sub)) throw notFoundError();
-  const ct = req.headers['content-type'];
-  if (sub === 'status' || (sub === 'finalize' && r.resource === 'namespaces' && r.group === '')) {
-    const target: UpdateTarget = sub === 'status' ? 'status' : 'finalize';
-    if (info.verb === 'get' && sub === 'status') return sendObject(deps, reply, req, r, await store.get(ns, name), 200, q);
-    if (info.verb === 'update') {
-      const body = decodeObject(req.body, ct, r, isRegisteredKind) as KubeObject;
-      const { object } = await store.update(rc, ns, name, body, target);
-      return sendObject(deps, reply, req, r, object, 200, q);
-    }
-    if (info.verb === 'patch' && sub === 'status') {
-      const { object } = await patchObject(deps, store, rc, req, ns, name, 'status', q);
-      return sendObject(deps, reply, req, r, object, 200, q);
-    }
-    throw methodNotAllowedError();
-  }
-  if (sub === 'scale') return handleScale(deps, store, info, rc, req, reply, q);
-  if (sub === 'log' && r.resource === 'pods' && r.group === '') {
-    if (info.verb !== 'get') throw methodNotAllowedError();
-    return proxyLogs(deps.registry, info, req, reply, deps.kubeletClient);
-  }
-  if (sub === 'binding' && r.resource === 'pods' && r.group === '') {
-    if (info.verb !== 'create') throw methodNotAllowedError();
-    await bindPod(store, rc, ns, name, decodeObject(req.body, ct), new Date(deps.clock.now()));
-    return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
-  }
-  if (sub === 'eviction' && r.resource === 'pods' && r.group === '') {
-    if (info.verb !== 'create') throw methodNotAllowedError();
-    const pdbs = deps.registry.get(PodDisruptionBudgets);
-    if (!pdbs) throw new ApiError('InternalError', 'poddisruptionbudgets are not served');
-    await evictPod({ pods: store, pdbs, now: () => new Date(deps.clock.now()) }, rc, ns, name, decodeObject(req.body, ct));
-    return reply.code(201).type(JSON_CONTENT_TYPE).send(successStatus());
-  }
-  if (sub === 'token' && r.resource === 'serviceaccounts' && r.group === '' && deps.tokenRequest) {
-    if (info.verb !== 'create') throw methodNotAllowedError();
-    return reply.code(201).type(JSON_CONTENT_TYPE).send(await createToken(deps.tokenRequest, ns, name, decodeObject(req.body, ct), rc.user));
-  }
-  throw notFoundError();
-}
-
-async function handleScale(deps: HandlerDeps, store: Store, info: ResourceRequestInfo, rc: RequestContext,
-  req: FastifyRequest, reply: FastifyReply, q: Query): Promise<unknown> {
-  const ns = info.namespace; const name = info.name;
-  const setSelector = store.resource.group === '' && store.resource.resource === 'replicationcontrollers';
-  const send = (obj: KubeObject, code = 200) => reply.code(code).type(JSON_CONTENT_TYPE).send(scaleOf(obj, { setSelector }));
-  if (info.verb === 'get') return send(await store.get(ns, name));
-  if (info.verb !== 'update' && info.verb !== 'patch') throw methodNotAllowedError();
-  let precondition: string | undefined;
-  const compute = (current: KubeObject | undefined): KubeObject => {
-    if (!current) throw store.rewrite(new ApiError('NotFound', ''), name);
-    const currentScale = scaleOf(current, { setSelector });
-    let desired: unknown;
-    if (info.verb === 'update') desired = decodeObject(req.body, req.headers['content-type']);
-    else desired = applyPatch(patchTypeOf(req.headers['content-type']), currentScale, decodeBody(req.body, req.headers['content-type']), { group: 'autoscaling', resource: 'scale' });
-    const rv = ((desired as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion);
-    precondition = rv && info.verb === 'update' ? rv : undefined;
-    const replicas = desiredReplicas(desired, name);
-    const next = structuredClone(current);
-    next['spec'] = { ...((next['spec'] ?? {}) as Record<string, unknown>), replicas };
-    if (precondition) next.metadata.resourceVersion = precondition; else delete next.metadata.resourceVersion;
-    return next;
-  };
-  const { object } = await store.updateWith(rc, ns, name, compute, 'main', info.verb === 'update' && hasBodyResourceVersion(req));
-  return send(object);
-}
-
-function hasBodyResourceVersion(req: FastifyRequest): boolean {
-  try {
-    const b = decodeBody(req.body, req.headers['content-type']) as { metadata?: { resourceVersion?: string } } | undefined;
-    return !!b?.metadata?.resourceVersion;
-  } catch {
-    return false;
-  }
+  const sub = entry.subresources.get(info.subresource);
+  if (!info.name || !sub?.serve) throw notFoundError();
+  if (!sub.verbs.includes(info.verb)) throw methodNotAllowedError();
+  return sub.serve({ deps, store, info, rc, req, reply, q });
 }
 
 // ---- patch ----
 
-async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
+export async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
   target: UpdateTarget, q: Query): Promise<{ object: KubeObject; created: boolean }> {
   const type = patchTypeOf(req.headers['content-type']);
+  const refused = deps.registry.entryOf(store.resource)?.unsupportedPatchTypes;
+  if (refused?.includes(type)) {
+    const accepted = Object.entries(PATCH_MEDIA_TYPES).filter(([, t]) => !refused.includes(t)).map(([m]) => m);
+    throw new ApiError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  }
   // Apply needs an explicit ?fieldManager: the user agent's name does not count (upstream).
   validatePatchOptions({ apply: type === 'apply', fieldManager: q1(q, 'fieldManager'), force: q1(q, 'force') });
   const patch = decodeBody(req.body, req.headers['content-type']);
@@ -397,7 +330,7 @@ function checkPatchedFields(deps: HandlerDeps, r: ResourceDescriptor, current: K
 
 // ---- responses ----
 
-function sendObject(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, obj: KubeObject,
+export function sendObject(deps: HandlerDeps, reply: FastifyReply, req: FastifyRequest, r: ResourceDescriptor, obj: KubeObject,
   code: number, q: Query): FastifyReply {
   reply.code(code).type(JSON_CONTENT_TYPE);
   if (deps.table?.wantsTable(req.headers.accept)) {
@@ -447,6 +380,7 @@ async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply
   const bookmarks = qBool(q, 'allowWatchBookmarks');
   const wantsTable = deps.table?.wantsTable(req.headers.accept) ?? false;
   const table = deps.table;
+  const eventLabels = { group: r.group, version: r.version, kind: r.kind };
   await serveWatch(req, reply, {
     open: (signal, onProgress) => store.watch(ns, { signal, onProgress, ...(rv !== undefined ? { resourceVersion: rv } : {}), ...(predicate ? { predicate } : {}) }),
     ...(wantsTable && table ? { encode: (ev: WatchEvent, first: boolean): WatchEvent => ({ type: ev.type, object: table.toTable(r, [ev.object], { ...tableOpts(q, undefined), noHeaders: !first }) as never }) } : {}),
@@ -455,10 +389,8 @@ async function watch(deps: HandlerDeps, store: Store, req: FastifyRequest, reply
     clock: deps.clock,
     serverSignal: deps.serverSignal,
     onStart: () => deps.metrics.registeredWatchers.inc({ resource: r.resource }),
-    onEnd: () => {
-      deps.metrics.registeredWatchers.dec({ resource: r.resource });
-      deps.metrics.requestTotal.inc({ verb: 'WATCH', resource: r.resource, subresource: '', code: '200' });
-    },
+    onEnd: () => deps.metrics.registeredWatchers.dec({ resource: r.resource }),
+    onEvent: () => deps.metrics.watchEvents.inc(eventLabels),
   });
 }
 

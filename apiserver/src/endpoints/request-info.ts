@@ -33,11 +33,20 @@ export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 /** Subresources of namespaces: /api/v1/namespaces/{name}/{status|finalize} is not a namespaced collection. */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+/** Finds the served resource of a group, version and plural (the server's registry). */
+export type ResourceResolver = (group: string, version: string, resource: string) => ResourceDescriptor | undefined;
+
+/** The scheme's built-in resources (no registry at hand: tests, tools). */
+export const schemeResolver: ResourceResolver = (group, version, resource) => {
+  const found = lookupResource(group, resource);
+  return found && found.version === version ? found : undefined;
+};
+
 /**
  * parseRequestInfo maps a method and URL (path plus query) to a RequestInfo. Watch is detected
  * from the legacy /watch/ path segment and from ?watch (any value but false/0).
  */
-export function parseRequestInfo(method: string, url: string): RequestInfo {
+export function parseRequestInfo(method: string, url: string, resolve: ResourceResolver = schemeResolver): RequestInfo {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? undefined : new URLSearchParams(url.slice(q + 1));
@@ -59,8 +68,7 @@ export function parseRequestInfo(method: string, url: string): RequestInfo {
   }
   const [resource = '', name = '', subresource = '', ...extra] = rest;
   if (extra.length > 0 || resource === '') return { resourceRequest: false, verb: m.toLowerCase(), method: m, path };
-  const found = lookupResource(group, resource);
-  const descriptor = found && found.version === version ? found : undefined;
+  const descriptor = resolve(group, version, resource);
   // ?watch as upstream's ListOptions decoding reads it: True, 1, even a bare ?watch (api/query.ts).
   const isWatch = watch || queryBool(query?.get('watch'));
   let verb: RequestVerb;

@@ -38,6 +38,8 @@ export interface ServeWatchOptions {
   earlyErrorWindowMs?: number;
   onStart?(): void;
   onEnd?(): void;
+  /** Called for every event written (apiserver_watch_events_total). */
+  onEvent?(): void;
 }
 
 /** serveWatch hijacks the reply and streams events; resolves when the stream has ended. */
@@ -82,6 +84,7 @@ export async function serveWatch(_req: FastifyRequest, reply: FastifyReply, o: S
     const out = ev.type === 'ERROR' || ev.type === 'BOOKMARK' || !o.encode ? ev : o.encode(ev, sent === 0);
     if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') sent++;
     raw.write(encodeEvent(out));
+    o.onEvent?.();
   };
   for (const ev of pending.splice(0)) write(ev);
   try {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResourceDescriptor } from '@mk8s/api';
-import { subresourceInfo } from '../discovery/subresources.js';
+import { subresourceInfo, type ResolvedSubresource } from '../discovery/subresources.js';
 import {
   LIST_META, PATCH_SCHEMA, REF_PREFIX, definitionName, kindSchemaName, lookupSchema, permissiveKindSchema, type Schema,
 } from './schemas.js';
@@ -24,6 +24,25 @@ export interface GroupVersionDoc {
 }
 
 type Gvk = { group: string; version: string; kind: string };
+
+/** The schemas a resource publishes itself (custom resources): definition names and bodies. */
+export interface OwnSchemas {
+  kindSchema: string;
+  listSchema: string;
+  schemas: Readonly<Record<string, Schema>>;
+}
+
+/** A served resource as OpenAPI documents it: its subresources and, for custom ones, its own schemas. */
+export interface OpenApiResource {
+  descriptor: ResourceDescriptor;
+  subresources: readonly ResolvedSubresource[];
+  schemas?: OwnSchemas | undefined;
+  /** Patch types the resource refuses (custom resources: 'strategic'); left out of PATCH's content types. */
+  refusedPatchTypes?: readonly string[] | undefined;
+}
+
+const asOpenApiResource = (x: ResourceDescriptor | OpenApiResource): OpenApiResource =>
+  'descriptor' in x ? x : { descriptor: x, subresources: x.subresources.map((sub) => subresourceInfo(x, sub)) };
 
 const ref = (name: string): Schema => ({ $ref: REF_PREFIX + name });
 const query = (name: string, type: string, description: string): Schema =>
@@ -47,6 +66,9 @@ const LIST_PARAMS = [
   query('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.'),
 ];
 const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const PATCH_TYPE_NAMES: Record<string, string> = {
+  'application/apply-patch+yaml': 'apply', 'application/json-patch+json': 'json', 'application/merge-patch+json': 'merge', 'application/strategic-merge-patch+json': 'strategic',
+};
 const RESPONSE_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 function responses(codes: string[], schema: string): Schema {
@@ -60,7 +82,8 @@ function op(action: string, id: string, description: string, gvk: Gvk, extra: Sc
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-function pathsFor(r: ResourceDescriptor, schemaOf: (g: Gvk) => string): Record<string, Schema> {
+function pathsFor(res: OpenApiResource, schemaOf: (g: Gvk) => string): Record<string, Schema> {
+  const r = res.descriptor;
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   const gvk: Gvk = { group: r.group, version: r.version, kind: r.kind };
   const kindSchema = schemaOf(gvk);
@@ -73,7 +96,9 @@ function pathsFor(r: ResourceDescriptor, schemaOf: (g: Gvk) => string): Record<s
   const item = `${coll}/{name}`;
   const has = (v: string) => (r.verbs as readonly string[]).includes(v);
   const writeBody = (schema: string) => ({ requestBody: { content: { '*/*': { schema: ref(schema) } }, required: true } });
-  const patchBody = { requestBody: { content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: ref(PATCH_SCHEMA) }])), required: true } };
+  // kubectl's client-side apply sends a strategic merge patch only where PATCH lists its type.
+  const patchTypes = PATCH_TYPES.filter((t) => !(res.refusedPatchTypes ?? []).includes(PATCH_TYPE_NAMES[t]!));
+  const patchBody = { requestBody: { content: Object.fromEntries(patchTypes.map((t) => [t, { schema: ref(PATCH_SCHEMA) }])), required: true } };
   const out: Record<string, Schema> = {};
 
   const collection: Schema = { parameters: [...nsParam, PRETTY] };
@@ -96,8 +121,8 @@ function pathsFor(r: ResourceDescriptor, schemaOf: (g: Gvk) => string): Record<s
     };
   }
 
-  for (const sub of r.subresources) {
-    const s = subresourceInfo(r, sub);
+  for (const s of res.subresources) {
+    const sub = s.name;
     const sgvk: Gvk = { group: s.group, version: s.version, kind: s.kind };
     const sSchema = schemaOf(sgvk);
     const subId = `${idBase}${cap(sub)}`;
@@ -142,19 +167,29 @@ const gvkKey = (g: Gvk) => `${g.group}/${g.version}/${g.kind}`;
  * x-kubernetes-group-version-kind (what `explain` and apply look kinds up by); kinds without a
  * generated schema get a permissive one so they still validate and explain minimally.
  */
-export function buildGroupVersionDocs(resources: readonly ResourceDescriptor[]): GroupVersionDoc[] {
-  const byGv = new Map<string, ResourceDescriptor[]>();
-  for (const r of resources) {
+export function buildGroupVersionDocs(resources: readonly (ResourceDescriptor | OpenApiResource)[]): GroupVersionDoc[] {
+  const byGv = new Map<string, OpenApiResource[]>();
+  for (const x of resources) {
+    const res = asOpenApiResource(x);
+    const r = res.descriptor;
     const key = r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`;
-    byGv.set(key, [...(byGv.get(key) ?? []), r]);
+    byGv.set(key, [...(byGv.get(key) ?? []), res]);
   }
   const docs: GroupVersionDoc[] = [];
   for (const [key, rs] of byGv) {
-    const { group, version } = rs[0]!;
+    const { group, version } = rs[0]!.descriptor;
     const local = new Map<string, Schema>();
     const gvks = new Map<string, Gvk[]>();
+    // Custom resources name their own definitions (com.example.stable.v1.CronTab).
+    const own = new Map<string, string>();
+    for (const { descriptor: r, schemas } of rs) {
+      if (!schemas) continue;
+      own.set(gvkKey({ group: r.group, version: r.version, kind: r.kind }), schemas.kindSchema);
+      own.set(gvkKey({ group: r.group, version: r.version, kind: r.listKind }), schemas.listSchema);
+      for (const [name, body] of Object.entries(schemas.schemas)) local.set(name, body);
+    }
     const schemaOf = (g: Gvk): string => {
-      const name = definitionName(g.group, g.version, g.kind);
+      const name = own.get(gvkKey(g)) ?? definitionName(g.group, g.version, g.kind);
       const list = gvks.get(name) ?? [];
       if (!list.some((x) => gvkKey(x) === gvkKey(g))) list.push(g);
       gvks.set(name, list);
@@ -169,7 +204,7 @@ export function buildGroupVersionDocs(resources: readonly ResourceDescriptor[]):
     };
     const paths: Record<string, Schema> = {};
     for (const r of rs) Object.assign(paths, pathsFor(r, schemaOf));
-    for (const r of rs) schemaOf({ group: r.group, version: r.version, kind: r.kind });
+    for (const { descriptor: r } of rs) schemaOf({ group: r.group, version: r.version, kind: r.kind });
     const lookup = (name: string) => local.get(name) ?? lookupSchema(name);
     const names = [...closure([...gvks.keys(), PATCH_SCHEMA, 'io.k8s.apimachinery.pkg.apis.meta.v1.Status', 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions'], lookup)].sort();
     const schemas: Record<string, Schema> = {};

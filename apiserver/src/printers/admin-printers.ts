@@ -4,7 +4,7 @@
  * after upstream's printers.go. Local minimal shapes: only the fields the columns read.
  */
 import type { Container } from '@mk8s/api';
-import { canonicalQuantity } from '@mk8s/api';
+import { canonicalQuantity, humanDuration } from '@mk8s/api';
 import { AGE, NAME, age, col, define, formatLabels, type Printer } from './printer-kit.js';
 
 interface PodTemplate { template?: { metadata?: { labels?: Record<string, string> }; spec?: { containers?: Container[] } } }
@@ -43,9 +43,36 @@ const limitRangePrinter = define<object>([
   col('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata'),
 ], (_lr, meta) => [meta.metadata.name, meta.metadata.creationTimestamp ?? null]);
 
+interface Csr {
+  spec?: { signerName?: string; username?: string; expirationSeconds?: number };
+  status?: { conditions?: { type?: string }[]; certificate?: string };
+}
+
+/** extractCSRStatus: Denied, else Approved, else Pending; then ,Failed and ,Issued. */
+export function csrCondition(csr: Csr): string {
+  const types = new Set((csr.status?.conditions ?? []).map((c) => c.type));
+  let s = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) s += ',Failed';
+  if (csr.status?.certificate) s += ',Issued';
+  return s;
+}
+
+const csrPrinter = define<Csr>([
+  NAME, AGE,
+  col('SignerName', 'string', 'signerName indicates the requested signer, and is a qualified name.'),
+  col('Requestor', 'string', 'request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.'),
+  col('RequestedDuration', 'string', 'expirationSeconds is the requested duration of validity of the issued certificate.'),
+  col('Condition', 'string', 'conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".'),
+], (csr, meta, now) => [
+  meta.metadata.name, age(meta, now), csr.spec?.signerName || '<none>', csr.spec?.username ?? '',
+  csr.spec?.expirationSeconds !== undefined && csr.spec.expirationSeconds !== null ? humanDuration(csr.spec.expirationSeconds * 1000) : '<none>',
+  csrCondition(csr),
+]);
+
 /** group/resource → printer. */
 export const ADMIN_PRINTERS: Record<string, Printer> = {
   '/podtemplates': podTemplatePrinter,
   '/resourcequotas': resourceQuotaPrinter,
   '/limitranges': limitRangePrinter,
+  'certificates.k8s.io/certificatesigningrequests': csrPrinter,
 };

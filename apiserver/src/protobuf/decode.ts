@@ -20,7 +20,8 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const PROTO_FILES = ['runtime.proto', 'meta.proto', 'intstr.proto', 'resource.proto', 'core.proto', 'apps.proto',
-  'authentication.proto', 'authorization.proto', 'rbac.proto', 'scheduling.proto'];
+  'authentication.proto', 'authorization.proto', 'rbac.proto', 'scheduling.proto',
+  'certificates.proto'];
 
 // Go embedded structs: their fields appear inline in the parent's JSON.
 const INLINE_FIELDS = new Set(['localObjectReference', 'handler', 'volumeSource']);
@@ -33,6 +34,7 @@ const INT_OR_STRING = '.k8s.io.apimachinery.pkg.util.intstr.IntOrString';
 const QUANTITY = '.k8s.io.apimachinery.pkg.api.resource.Quantity';
 const RAW_EXTENSION = '.k8s.io.apimachinery.pkg.runtime.RawExtension';
 const EXTRA_VALUE = '.k8s.io.api.authorization.v1.ExtraValue';
+const CSR_EXTRA_VALUE = '.k8s.io.api.certificates.v1.ExtraValue';
 
 let root: protobuf.Root | undefined;
 
@@ -161,7 +163,7 @@ function messageValue(t: protobuf.Type, v: Dict): unknown {
     case QUANTITY: return v['string'] ?? '0';
     case FIELDS_V1: return parseRawJson(v['Raw']);
     case RAW_EXTENSION: return parseRawJson(v['raw']);
-    case EXTRA_VALUE: return (v['items'] as string[] | undefined) ?? [];
+    case EXTRA_VALUE: case CSR_EXTRA_VALUE: return (v['items'] as string[] | undefined) ?? [];
     default: return messageToJson(t, v);
   }
 }

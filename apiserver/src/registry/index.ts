@@ -2,9 +2,14 @@
  * The registry: one Store per served resource, each a RestStrategy plugged into the generic
  * Store (upstream's RESTStorageProvider per API group).
  */
-import { RESOURCES, type ResourceDescriptor } from '@mk8s/api';
+import { Events, EventsV1, RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
+import { Registry } from './registry.js';
+import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
+import { crdStrategy } from '../apiextensions/crd-strategy.js';
+import { CustomResourceDefinitions } from '../apiextensions/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -33,6 +38,7 @@ import { storageClassStrategy } from './storage/storageclasses/strategy.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers/strategy.js';
 import { podTemplateStrategy } from './core/podtemplates/strategy.js';
 import { limitRangeStrategy, resourceQuotaStrategy } from './core/resourcequotas/strategy.js';
+import { csrStrategy } from './certificates/certificatesigningrequests/strategy.js';
 
 /** Strategies without per-server state. */
 export const STRATEGIES: readonly RestStrategy[] = [
@@ -43,28 +49,39 @@ export const STRATEGIES: readonly RestStrategy[] = [
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
+  csrStrategy,
 ];
-
-/** Stores by descriptor. Every resource in RESOURCES gets one (a default strategy if none is listed). */
-export type Registry = Map<ResourceDescriptor, Store>;
 
 export interface RegistryOptions extends Omit<StoreOptions, 'strategy'> {
   /** Service IP range and node port range. */
   services?: Omit<ServiceAllocatorOptions, 'storage'>;
 }
 
+/**
+ * The built-in resources: every one in RESOURCES with a Store (a default strategy if none is
+ * listed) and its subresources; the review kinds without storage (their own routes answer them).
+ */
 export function createRegistry(o: RegistryOptions): Registry {
-  const reg: Registry = new Map();
+  const reg = new Registry();
   const { services, ...storeOpts } = o;
   const allocator = new ServiceAllocator({ storage: o.storage, ...(services ?? {}) });
   const strategies = [...STRATEGIES, createServiceStrategy(allocator)];
   for (const r of RESOURCES) {
+    if (r === EventsV1) {
+      // A view of the core Events store (registered before it in RESOURCES), not a store of its own.
+      reg.add({ descriptor: r, store: new EventsV1Store(reg.get(Events)!, storeOpts), subresources: builtinSubresources(r) });
+      continue;
+    }
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
-    reg.set(r, new Store({ ...storeOpts, strategy }));
+    reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
+  // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
+  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
+  for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }
 
+export { Registry, type ResourceEntry, type Subresource, type SubresourceDiscovery, type RegistryChange, type TablePrinter, type PublishedSchemas } from './registry.js';
 export { Store, type RequestContext, type ListParams, type WatchParams, type DeleteResult } from './generic/store.js';
 export type { RestStrategy, StrategyContext, UpdateTarget } from './generic/strategy.js';
 export { ServiceAllocator, type ServiceAllocatorOptions } from './core/services/allocator.js';

@@ -92,6 +92,13 @@ export class Cacher implements Storage {
     return this.storage.delete(key, opts);
   }
   currentResourceVersion(): Promise<string> { return this.storage.currentResourceVersion(); }
+  /** From the resource's cache once it is initialized (no etcd round trip per scrape), else the underlying storage's count. */
+  async count(prefix: string): Promise<number> {
+    const r = this.resources.get(this.prefixOf(prefix));
+    if (r?.ready && this.prefixOf(prefix) === prefix) return r.cache.size;
+    if (!this.storage.count) throw new Error('the underlying storage cannot count');
+    return this.storage.count(prefix);
+  }
 
   /**
    * resourceVersion '0' without continue: served from the cache (limit ignored, as upstream).

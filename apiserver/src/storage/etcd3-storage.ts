@@ -235,6 +235,12 @@ export class Etcd3Storage implements Storage {
     for (const w of this.watches) w.requestProgress();
   }
 
+  /** Keys under prefix, counted by etcd without reading them (countOnly). */
+  async count(prefix: string): Promise<number> {
+    const res = await call(() => this.kv.range({ key: Buffer.from(prefix), rangeEnd: prefixEnd(Buffer.from(prefix)), countOnly: true }));
+    return Number(res.count);
+  }
+
   async currentResourceVersion(): Promise<string> {
     const res = await call(() => this.kv.range({ key: Buffer.from('\x00'), countOnly: true }));
     return String(res.revision);

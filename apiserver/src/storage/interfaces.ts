@@ -92,6 +92,11 @@ export interface Storage {
    * notification (etcd's progress_request). Optional; best effort.
    */
   requestWatchProgress?(): void;
+  /**
+   * Added for apiserver_storage_objects: how many keys lie under prefix now (upstream's
+   * storage.Interface Count). Optional; a reject means "unknown" (-1 in the metric).
+   */
+  count?(prefix: string): Promise<number>;
   /** Releases connections. */
   close(): Promise<void>;
 }

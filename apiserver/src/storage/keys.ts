@@ -22,6 +22,14 @@ export function resourcePrefixOf(keyOrPrefix: string): string {
   return '/' + segs.slice(0, n).join('/') + '/';
 }
 
+/** The group-resource (`pods`, `deployments.apps`) a key or prefix belongs to: etcd metrics' `type`. */
+export function groupResourceOf(keyOrPrefix: string): string {
+  const segs = segmentsOf(keyOrPrefix);
+  if (segs[0] !== 'registry' || segs.length < 2) return '';
+  if (isGroupSegment(segs[1]) && segs.length >= 3) return `${segs[2]}.${segs[1]}`;
+  return segs[1]!;
+}
+
 /** A generic qualified resource (`pods`, `deployments.apps`) and name for error messages. */
 export function describeKey(key: string): { resource: string; name: string } {
   const segs = segmentsOf(key);

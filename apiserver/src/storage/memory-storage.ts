@@ -123,6 +123,7 @@ export class MemoryStorage implements Storage {
   }
 
   async currentResourceVersion(): Promise<string> { return String(this.rev); }
+  async count(prefix: string): Promise<number> { let n = 0; for (const k of this.data.keys()) if (k.startsWith(prefix)) n++; return n; }
 
   async close(): Promise<void> {
     for (const w of this.watchers) w.queue.end();

@@ -13,8 +13,8 @@ export interface StrategyContext {
   user: UserInfo;
 }
 
-/** Which part of an object a write addresses. */
-export type UpdateTarget = 'main' | 'status' | 'finalize';
+/** Which part of an object a write addresses ('approval': CertificateSigningRequests' /approval). */
+export type UpdateTarget = 'main' | 'status' | 'finalize' | 'approval';
 
 export interface RestStrategy {
   readonly resource: ResourceDescriptor;
@@ -40,9 +40,15 @@ export interface RestStrategy {
   prepareForUpdate?(next: KubeObject, prev: KubeObject, ctx: StrategyContext): void;
   /** Resets what a /status update may not change, after the Store kept only status. */
   prepareForStatusUpdate?(next: KubeObject, prev: KubeObject, ctx: StrategyContext): void;
+  /**
+   * Resets what an /approval update may not change (everything but status.conditions), after the
+   * Store kept only status; called instead of prepareForStatusUpdate. Only for resources serving 'approval'.
+   */
+  prepareForApprovalUpdate?(next: KubeObject, prev: KubeObject, ctx: StrategyContext): void;
   /** Errors make the request fail with 422 Invalid. */
   validate?(obj: KubeObject): FieldError[];
-  validateUpdate?(next: KubeObject, prev: KubeObject): FieldError[];
+  /** target: which subresource the update came through (status and approval validate differently). */
+  validateUpdate?(next: KubeObject, prev: KubeObject, target: UpdateTarget): FieldError[];
   /**
    * Graceful deletion (pods): the grace period to apply given the requested one (undefined when
    * the client did not set one). 0 deletes at once. Absent: every delete is immediate.
