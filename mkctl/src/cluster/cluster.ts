@@ -194,16 +194,21 @@ function nodeComponents(p: StatePaths, pki: PkiPaths, n: NodePlan): Managed[] {
 }
 
 /**
- * Waits until m answers its health check. An exit the supervisor saw after `since` fails at once
- * (the supervisor restarts it, but a cluster that does not come up should say why).
+ * Waits until m answers its health check. A process that crash-loops meanwhile (a third exit
+ * since `since`) fails at once: the supervisor keeps restarting it, but a cluster that does not
+ * come up should say why. One or two exits are left to the supervisor (a component that gave up
+ * on a slow dependency).
  */
 async function waitReady(m: Managed, p: StatePaths, timeoutMs: number, since: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const log = join(p.logs, m.spec.name + '.log');
+  const restarts0 = readSupervisorStatus(supervisorPaths(p))?.processes[m.spec.name]?.restarts ?? 0;
   for (;;) {
     if (isAlive(readPid(p.run, m.spec.name)) && await m.ready()) return;
-    const exit = readSupervisorStatus(supervisorPaths(p))?.processes[m.spec.name]?.lastExit;
-    if (exit && Date.parse(exit.at) >= since) throw new Error(`${m.spec.name} exited (${describeExit(exit)}); see ${log}\n${tail(log)}`);
+    const st = readSupervisorStatus(supervisorPaths(p))?.processes[m.spec.name];
+    const exit = st?.lastExit;
+    const exits = (st?.restarts ?? 0) - restarts0 + (st?.state === 'backoff' ? 1 : 0);
+    if (exit && Date.parse(exit.at) >= since && exits >= 3) throw new Error(`${m.spec.name} exited (${describeExit(exit)}); see ${log}\n${tail(log)}`);
     if (Date.now() > deadline) throw new Error(`${m.spec.name} not ready after ${timeoutMs / 1000}s; see ${log}\n${tail(log)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
