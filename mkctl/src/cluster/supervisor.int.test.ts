@@ -64,3 +64,44 @@ test('hold stops a process and keeps it stopped; release starts it again', async
   assert.equal(s.restarts, 1, 'a release is not a restart');
   await setHold(sp, ['crasher'], true, 10_000);
 });
+
+test('a supervisor started again adopts the running process, keeps its record, and restarts it when it dies', async () => {
+  // A second state folder, its own supervisor, which is then ended (its child runs on).
+  const st2 = mkdtempSync(join(tmpdir(), 'mk8s-supervisor-adopt-'));
+  const sp2 = supervisorPaths({ state: st2, run: join(st2, 'run'), logs: join(st2, 'logs') });
+  mkdirSync(sp2.logs, { recursive: true });
+  const opts = { paths: sp2, tickMs: 50, log: () => {}, policy: { initialMs: 100, maxMs: 400, resetAfterUpMs: 60_000 } };
+  const s2 = (n: string) => readSupervisorStatus(sp2)?.processes[n];
+  try {
+    const ac1 = new AbortController();
+    const first = new Supervisor(opts).run(ac1.signal);
+    superviseSpec(sp2, { name: 'orphan', command: 'sleep', args: ['300'] });
+    const pid = await until(() => s2('orphan')?.state === 'running' && s2('orphan')!.pid, 'orphan running');
+    process.kill(pid, 'SIGKILL');
+    const pid2 = await until(() => { const s = s2('orphan'); return s?.state === 'running' && s.pid !== pid && s.pid; }, 'orphan restarted once');
+    ac1.abort();
+    await first;
+    assert.ok(isAlive(pid2), 'the process outlives its supervisor');
+    const ac2 = new AbortController();
+    const second = new Supervisor(opts).run(ac2.signal);
+    try {
+      const adopted = await until(() => s2('orphan')?.adopted && s2('orphan'), 'adopted');
+      assert.equal(adopted.pid, pid2);
+      assert.equal(adopted.restarts, 1, 'the record carries over');
+      // Not its child: the exit is noticed by polling, its code unknown.
+      process.kill(pid2, 'SIGKILL');
+      const pid3 = await until(() => { const s = s2('orphan'); return s?.state === 'running' && s.pid !== pid2 && !s.adopted && s.pid; }, 'orphan restarted by the new supervisor');
+      assert.ok(isAlive(pid3));
+      assert.equal(s2('orphan')!.restarts, 2);
+      assert.deepEqual({ code: s2('orphan')!.lastExit?.code, signal: s2('orphan')!.lastExit?.signal }, { code: null, signal: null });
+    } finally {
+      await setHold(sp2, ['orphan'], true, 10_000);
+      ac2.abort();
+      await second;
+    }
+  } finally {
+    const left = readPid(sp2.run, 'orphan');
+    if (isAlive(left)) process.kill(left!, 'SIGKILL');
+    rmSync(st2, { recursive: true, force: true });
+  }
+});
