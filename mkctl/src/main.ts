@@ -7,6 +7,8 @@ import { composeAdminKubeconfig, composePki, composeStateDir } from './cluster/c
 import { statePaths } from './cluster/paths.js';
 import { registerKubectlCommands } from './kubectl/register.js';
 import { registerNodeCommands } from './node/command.js';
+import { registerEtcdCommands } from './etcd/command.js';
+import { registerChaosCommands } from './chaos/command.js';
 import { CliContext, type GlobalFlags } from './kubectl/context.js';
 import { formatCliError } from './kubectl/errors.js';
 
@@ -57,6 +59,8 @@ const getCtx = (): CliContext => {
 };
 registerKubectlCommands(program, getCtx);
 registerNodeCommands(program);
+registerEtcdCommands(program);
+registerChaosCommands(program, getCtx);
 
 program.parseAsync(process.argv).then(async () => { await ctx?.close(); }).catch((err: unknown) => {
   let server: string | undefined;
