@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-base';
-import { createClientset } from '@mk8s/client';
+import { createClientset, createEventRecorder } from '@mk8s/client';
 import { RemoteImageService, RemoteRuntimeService } from '@mk8s/proto';
 import { createKubelet, type KubeletConfig } from './kubelet.js';
 import { tokenReviewAuthenticator, webhookAuthorizer } from './server-auth.js';
@@ -37,6 +37,9 @@ const nodeName = flags['node-name'] ?? hostname();
 const logger = createLogger({ component: 'kubelet', level: flags['log-level'] ?? 'info' });
 const socketPath = (flags['container-runtime-endpoint'] ?? '').replace(/^unix:\/\//, '');
 const client = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger });
+// Events go through a client of their own, as upstream's kubelet (EventRecordQPS 50, EventBurst 100):
+// a burst of pods' Events must not queue the volume reads and status writes behind them.
+const eventClient = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger, qps: 50, burst: 100 });
 const runtime = new RemoteRuntimeService({ socketPath });
 const images = new RemoteImageService({ socketPath });
 const server = serverOptions();
@@ -45,6 +48,7 @@ const kubelet = createKubelet({
   nodeIP: flags['node-ip'] ?? '127.0.0.1',
   rootDir: flags['root-dir'] ?? '/var/lib/mk8s-kubelet',
   client, runtime, images, logger,
+  recorder: createEventRecorder({ client: eventClient, component: 'kubelet', host: nodeName, logger }),
   healthPort: Number(flags['health-port']),
   healthBindAddress: flags['health-bind-address'] ?? '127.0.0.1',
   port: Number(flags.port),
