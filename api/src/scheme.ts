@@ -101,6 +101,12 @@ export const ResourceQuotas = define<core.ResourceQuota>({ group: '', version: '
 export const LimitRanges = define<core.LimitRange>({ group: '', version: 'v1', kind: 'LimitRange', resource: 'limitranges', namespaced: true, shortNames: ['limits'] });
 export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
 
+/**
+ * events.k8s.io/v1 Events: a second view of the core Events (the same stored objects, as upstream
+ * serves them); the apiserver converts between the two.
+ */
+export const EventsV1 = define({ group: 'events.k8s.io', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, shortNames: ['ev'] });
+
 /** certificates.k8s.io/v1: cluster-scoped; /approval carries the Approved/Denied conditions, /status the signer's certificate. */
 export const CertificateSigningRequests = define<certificates.CertificateSigningRequest>({ group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', resource: 'certificatesigningrequests', namespaced: false, shortNames: ['csr'], subresources: ['status', 'approval'] });
 
@@ -131,7 +137,7 @@ export const RESOURCES: readonly ResourceDescriptor[] = [
   Jobs, CronJobs,
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
-  CertificateSigningRequests,
+  CertificateSigningRequests, EventsV1,
 ];
 
 /** Finds a served resource by group and plural name. */

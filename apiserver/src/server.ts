@@ -27,6 +27,7 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
+import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
 import { certificatesAdmission } from './admission/plugins/certificates.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -207,9 +208,12 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       now: () => clock.now(),
     }));
   }
+  const admission = [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
+    ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])];
+  // Custom objects go through the same chain (NamespaceLifecycle, quota, the caller's plugins).
+  const crAdmission = admission;
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
-      ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission,
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -430,7 +434,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e) })) },
   });
   registerOpenApi(app, {
-    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi })) },
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi, refusedPatchTypes: e.unsupportedPatchTypes })) },
   });
   for (const p of o.plugins ?? []) await p(app);
 
@@ -501,6 +505,17 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
         writeStatus(socket, apiErr);
       }
     })();
+  });
+
+  // CustomResourceDefinitions: served once established, their objects removed when they go.
+  const crdController = new CrdController({
+    registry, crds: registry.get(CustomResourceDefinitions)!, clock, logger: o.logger,
+    storage: o.storage, admission: crAdmission,
+  });
+  app.addHook('onReady', async () => {
+    void crdController.run(closing.signal);
+    // Existing CRDs are served before the server reports ready (bounded: etcd may be down).
+    await Promise.race([crdController.synced, new Promise<void>((r) => { const t = setTimeout(r, 5000); t.unref(); })]);
   });
 
   if (o.bootstrapNamespaces ?? true) {

@@ -85,16 +85,30 @@ async function burst(prefix: string, n: number, withClaim: boolean): Promise<{ r
   return { runMs, boundMs, allRunningMs: Math.max(...names.map((x) => running.at.get(x)!)) - start, allBoundMs: withClaim ? Math.max(...names.map((x) => bound.at.get(x)!)) - start : 0 };
 }
 
-/** Deletes the pods and claims of a round and waits until the pods are gone (their containers too). */
-async function cleanup(names: string[]): Promise<void> {
+/** The PVs bound to the claims of names (read before the claims go). */
+async function volumesOf(names: string[]): Promise<string[]> {
+  const items = (await client.resource<Obj>(PersistentVolumeClaims, ns).list()).items;
+  return items.filter((c) => names.includes(c.metadata.name)).map((c) => c.spec?.volumeName ?? '').filter(Boolean);
+}
+
+/**
+ * Deletes the pods and claims of a round and waits until the pods are gone (their containers too)
+ * and the claims' PVs are deleted (the provisioner's helper pods have removed the directories), so
+ * no round runs beside the previous one's clean-up. Returns ms until the PVs were gone.
+ */
+async function cleanup(names: string[]): Promise<number> {
+  const pvs = await volumesOf(names);
+  const start = performance.now();
   await Promise.all(names.map((n) => client.resource(Pods, ns).delete(n, { gracePeriodSeconds: 0 }).catch(() => undefined)));
   await Promise.all(names.map((n) => client.resource(PersistentVolumeClaims, ns).delete(n).catch(() => undefined)));
   const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
-    const left = (await client.resource(Pods, ns).list()).items.length + (await client.resource(PersistentVolumeClaims, ns).list()).items.length;
-    if (left === 0) return;
-    await sleep(200);
+    const left = (await client.resource(Pods, ns).list()).items.length + (await client.resource(PersistentVolumeClaims, ns).list()).items.length
+      + (pvs.length ? (await client.resource<Obj>(PersistentVolumes).list()).items.filter((v) => pvs.includes(v.metadata.name)).length : 0);
+    if (left === 0) return performance.now() - start;
+    await sleep(100);
   }
+  throw new Error(`clean-up of ${names.length} pods/claims/volumes not done in 300 s`);
 }
 
 async function main(): Promise<void> {
@@ -122,23 +136,16 @@ async function main(): Promise<void> {
   printRow('  of which claim → Bound p50 (ms)', fmt(b.p50, 0), '-', '', '(diagnostic)');
   if (BURST > 0) {
     const cb = await burst('bc', BURST, true);
-    const pvNames = (await client.resource<Obj>(PersistentVolumeClaims, ns).list()).items.map((x) => x.spec?.volumeName).filter(Boolean);
-    await cleanup(Array.from({ length: BURST }, (_, i) => `bc-${i}`));
+    const deleteMs = await cleanup(Array.from({ length: BURST }, (_, i) => `bc-${i}`));
     const eb = await burst('be', BURST, false);
     await cleanup(Array.from({ length: BURST }, (_, i) => `be-${i}`));
     printHeader(`storage: ${BURST} claims (one pod each) at once vs ${BURST} emptyDir pods at once (load now ${fmt(loadavg()[0]!, 1)})`);
     printRow(`all ${BURST} claims Bound (ms)`, fmt(cb.allBoundMs, 0), '-', '', '(reported)');
     printRow(`all ${BURST} pods Running (ms)`, fmt(cb.allRunningMs, 0), fmt(eb.allRunningMs, 0), `${fmt(cb.allRunningMs / eb.allRunningMs)}x`, '(reported)');
     printRow('per-pod Running p50 (ms)', fmt(summarize(cb.runMs).p50, 0), fmt(summarize(eb.runMs).p50, 0), `${fmt(summarize(cb.runMs).p50 / summarize(eb.runMs).p50)}x`, '(reported)');
+    printRow('per-pod Running p99 (ms)', fmt(summarize(cb.runMs).p99, 0), fmt(summarize(eb.runMs).p99, 0), `${fmt(summarize(cb.runMs).p99 / summarize(eb.runMs).p99)}x`, '(reported)');
     printRow('per-claim Bound p99 (ms)', fmt(summarize(cb.boundMs).p99, 0), '-', '', '(reported)');
-    // The provisioner deletes the directories through helper pods: wait for the PVs to go.
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const left = (await client.resource<Obj>(PersistentVolumes).list()).items.filter((v) => pvNames.includes(v.metadata.name)).length;
-      if (left === 0) { console.log(`  all ${pvNames.length} provisioned PVs and their directories deleted`); break; }
-      if (Date.now() > deadline) { console.log(`  ${left} PVs still being deleted`); break; }
-      await sleep(500);
-    }
+    printRow(`delete ${BURST} pods + claims → PVs and directories gone (ms)`, fmt(deleteMs, 0), '-', '', '(reported)');
   }
   running.stop(); bound.stop();
   await client.resource(Namespaces).delete(ns).catch(() => undefined);

@@ -26,6 +26,9 @@ const flags = parseFlags(process.argv.slice(2), {
   'kube-api-burst': { type: 'string', default: '2000' },
   'log-level': { type: 'string', default: 'info' },
   'root-ca-file': { type: 'string' },
+  'cluster-signing-cert-file': { type: 'string' },
+  'cluster-signing-key-file': { type: 'string' },
+  'cluster-signing-duration': { type: 'string', default: '8760h0m0s' },
 });
 
 const logger = createLogger({ component: 'controller-manager', level: flags['log-level'] ?? 'info' });
@@ -72,6 +75,9 @@ function build(): ReturnType<typeof createControllerManager> {
     clusterCIDR: flags['cluster-cidr'] ?? '10.244.0.0/16',
     nodeCIDRMaskSize: Number(flags['node-cidr-mask-size']),
     ...(flags['root-ca-file'] ? { rootCA: readFileSync(flags['root-ca-file'], 'utf8') } : {}),
+    ...(flags['cluster-signing-cert-file'] ? { clusterSigningCertFile: flags['cluster-signing-cert-file'] } : {}),
+    ...(flags['cluster-signing-key-file'] ? { clusterSigningKeyFile: flags['cluster-signing-key-file'] } : {}),
+    clusterSigningDurationMs: ms('cluster-signing-duration', flags['cluster-signing-duration']),
     qps: Number(flags['kube-api-qps']),
     burst: Number(flags['kube-api-burst']),
     logger,

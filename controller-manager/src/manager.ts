@@ -29,6 +29,8 @@ import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
+import { CsrSigningController } from './controllers/certificates/signer.js';
+import { CsrApprovingController } from './controllers/certificates/approver.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { LocalPathProvisioner } from './controllers/localpath/local-path-provisioner.js';
@@ -67,6 +69,14 @@ export interface ControllerManagerConfig {
    * kube-root-ca.crt ConfigMap. @default none: that controller does not run
    */
   rootCA?: string;
+  /**
+   * The CA the csrsigning controller signs CertificateSigningRequests with (PEM files;
+   * --cluster-signing-cert-file / --cluster-signing-key-file). @default none: that controller does not run
+   */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** Longest certificate csrsigning issues (--cluster-signing-duration). @default one year */
+  clusterSigningDurationMs?: number;
   /** Workers per controller (by name). */
   workers?: Partial<Record<string, number>>;
   /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
@@ -125,6 +135,14 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
   daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
   statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },
+  csrsigning: {
+    component: 'csrsigning-controller', aliases: ['certificatesigningrequest-signing-controller'],
+    create: (ctx, cfg) => (cfg.clusterSigningCertFile && cfg.clusterSigningKeyFile ? new CsrSigningController(ctx, {
+      certFile: cfg.clusterSigningCertFile, keyFile: cfg.clusterSigningKeyFile,
+      ...(cfg.clusterSigningDurationMs !== undefined ? { durationMs: cfg.clusterSigningDurationMs } : {}),
+    }) : undefined),
+  },
+  csrapproving: { component: 'csrapproving-controller', aliases: ['certificatesigningrequest-approving-controller'], create: (ctx) => new CsrApprovingController(ctx) },
   disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
 };
 

@@ -30,6 +30,8 @@ import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
 import { serveKubelet, type KubeletServerOptions } from './server.js';
 import { computePodStatus, type PodRuntimeState } from './status.js';
 import { StatusManager } from './status-manager.js';
+import { newKubeletMetrics } from './metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -55,6 +57,8 @@ export interface KubeletConfig {
   clusterDNS?: string[];
   /** @default 'cluster.local' */
   clusterDomain?: string;
+  /** The kubelet's metrics registry (/metrics on the API port and the health port). @default newRegistry() */
+  registry?: Registry;
   /** PLEG relist period. @default 1000 */
   relistPeriodMs?: number;
   /** Every pod is synced at least this often (ConfigMap/Secret volumes refresh). @default 20_000 */
@@ -136,6 +140,8 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const nodeStatus = new NodeStatusManager({ client, runtime, recorder, clock, logger, nodeName, nodeIP: cfg.nodeIP, rootDir: cfg.rootDir, ...(cfg.port && cfg.port > 0 ? { kubeletPort: cfg.port } : {}) });
 
   const cache = new PodCache();
+  const registry = cfg.registry ?? newRegistry();
+  const metrics = newKubeletMetrics(registry, nodeName);
 
   const status = (pod: Pod, rt: PodRuntimeState, terminating: boolean) => {
     const uid = pod.metadata?.uid ?? '';
@@ -162,6 +168,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // is reported Running without waiting for the next relist; written in the background.
     const st = status(pod, rt, false);
     statuses.queueStatus(pod, st);
+    metrics.podPhase(uid, st.phase, clock.now());
     if ((st.phase === 'Succeeded' || st.phase === 'Failed') && pod.status?.phase !== st.phase) {
       // Stop what may still run (sidecars) now that the pod is terminal.
       probes.remove(uid);
@@ -218,6 +225,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
 
   const pleg = new GenericPleg({
     runtime, clock, logger, cache, inspect: (sbs, cs) => runtimeManager.inspect(sbs, cs),
+    onRelist: (r) => metrics.observeRelist(r),
     ...(cfg.relistPeriodMs ? { relistPeriodMs: cfg.relistPeriodMs } : {}),
     onEvent: (ev) => {
       logger.trace({ event: ev }, 'Pod lifecycle event');
@@ -239,6 +247,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     onAdd: (p) => {
       const uid = p.metadata.uid ?? '';
       pods.set(uid, p);
+      metrics.podSeen(uid, clock.now());
       // Upstream's "SyncLoop ADD" (V(2)): when the pod reached this kubelet, for startup timelines.
       logger.info({ pod: `${p.metadata.namespace}/${p.metadata.name}`, podUid: uid }, 'Pod added');
       workers.enqueue(uid);
@@ -251,7 +260,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         isDeepStrictEqual(o.spec, p.spec) && isDeepStrictEqual(o.metadata.labels, p.metadata.labels) && isDeepStrictEqual(o.metadata.annotations, p.metadata.annotations);
       if (!same) workers.enqueue(uid);
     },
-    onDelete: (p) => { const uid = p.metadata.uid ?? ''; pods.delete(uid); workers.enqueue(uid); },
+    onDelete: (p) => { const uid = p.metadata.uid ?? ''; pods.delete(uid); metrics.podForgotten(uid); workers.enqueue(uid); },
   });
   nodeInformer.addEventHandler({ onAdd: (n) => nodeStatus.onNode(n), onUpdate: (_o, n) => nodeStatus.onNode(n) });
 
@@ -278,6 +287,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
             port: cfg.port ?? 10250, host: cfg.address ?? '0.0.0.0', runtime, logger, nodeName,
             pods: () => [...pods.values()],
             podRuntime: (uid) => runtimeManager.getPodStatus(uid),
+            registry,
             ...cfg.server,
           });
           apiPort = srv.port;
@@ -285,7 +295,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         }
         if (cfg.healthPort !== undefined) {
           const h = await serveHealth({
-            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry: newRegistry(),
+            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry,
             isReady: () => podInformer.hasSynced(), isHealthy: () => pleg.healthy(),
           });
           closers.push(h.close);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from '@mk8s/api';
 import type { ConfigSource } from './env.js';
-import { containerMounts, setupVolumes, VolumeError } from './volumes.js';
+import { containerMounts, MountRetry, setupVolumes, VolumeError } from './volumes.js';
 import { setOwnership } from './pv-volumes.js';
 
 const pod = (claim: string, o: { readOnly?: boolean; fsGroup?: number } = {}): Pod => ({
@@ -39,6 +39,7 @@ test('a Bound claim mounts its PV directory (made on first use), readOnly and su
 for (const tc of [
   { name: 'claim missing', c: undefined, pv: undefined, msg: 'error processing PVC default/data: persistentvolumeclaim "data" not found' },
   { name: 'claim Pending', c: claim('Pending'), pv: undefined, msg: 'error processing PVC default/data: PVC is not bound' },
+  { name: 'claim being deleted, unprotected', c: { ...claim('Bound', 'pv1'), metadata: { ...claim('Bound').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }, pv: undefined, msg: 'error processing PVC default/data: PVC is being deleted' },
   { name: 'PV missing', c: claim('Bound', 'pv1'), pv: undefined, msg: 'error processing PVC default/data: persistentvolume "pv1" not found' },
   { name: 'PV bound to another claim', c: claim('Bound', 'pv1'), pv: { ...pvAt('/x'), spec: { hostPath: { path: '/x' }, claimRef: { namespace: 'default', name: 'other' } } }, msg: 'error processing PVC default/data: PV pv1 is bound to another claim' },
   { name: 'local PV whose path is gone', c: claim('Bound', 'pv1'), pv: { metadata: { name: 'pv1' }, spec: { local: { path: '/nonexistent/mk8s' }, claimRef: { namespace: 'default', name: 'data', uid: 'c1' } } }, msg: 'path "/nonexistent/mk8s" does not exist' },
@@ -47,6 +48,25 @@ for (const tc of [
     await assert.rejects(setupVolumes('/tmp/unused', pod('data'), src(tc.c, tc.pv as PersistentVolume | undefined)), (e: Error) => e instanceof VolumeError && e.message === tc.msg);
   });
 }
+
+test('a claim being deleted but kept by pvc-protection still mounts (its pods run on)', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'pvtest-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const c = { ...claim('Bound', 'pv1'), metadata: { ...claim('Bound').metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['kubernetes.io/pvc-protection'] } };
+  const paths = await setupVolumes(root, pod('data'), src(c, pvAt(join(root, 'vol'))));
+  assert.equal(paths.get('data'), join(root, 'vol'));
+});
+
+test('MountRetry: a claim still binding is retried soon and quietly, backing off; the event once it lasts; other errors every 5 s', () => {
+  const r = new MountRetry();
+  const transient = new VolumeError('PVC is not bound', { transient: true });
+  const got = [0, 300, 900, 2100, 4500, 9500, 11000].map((t) => r.failed('u', transient, t));
+  assert.deepEqual(got.map((x) => x.retryAfterMs), [300, 600, 1200, 2400, 4800, 5000, 5000]);
+  assert.deepEqual(got.map((x) => x.event), [false, false, false, true, false, true, false]);
+  r.forget('u');
+  assert.deepEqual(r.failed('u', transient, 20_000), { retryAfterMs: 300, event: false }, 'forgotten once mounted');
+  assert.deepEqual(r.failed('v', new VolumeError('configmap "x" not found'), 0), { retryAfterMs: 5000, event: true });
+});
 
 test('fsGroup: the pod group owns the directory and its files (OnRootMismatch)', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'fsgroup-'));

@@ -2,8 +2,10 @@
  * persistentVolumeClaim volumes (upstream volume manager's desired-state populator + the hostPath
  * and local plugins): the claim must be Bound to a PV that names it back; the PV's hostPath or
  * local path is then the volume's host directory, bind-mounted by the runtime. A claim that is not
- * Bound yet is a VolumeError: the pod stays ContainerCreating with FailedMount and the sync is
- * retried. fsGroup (pod securityContext) gives the pod's group the directory, as upstream's
+ * Bound yet is a transient VolumeError: the pod stays ContainerCreating and the sync is retried
+ * soon (MountRetry; FailedMount once it lasts). A claim being deleted is refused only without its
+ * kubernetes.io/pvc-protection finalizer (upstream getPVCExtractPV): a protected claim still
+ * serves the pods that use it. fsGroup (pod securityContext) gives the pod's group the directory, as upstream's
  * SetVolumeOwnership with fsGroupChangePolicy OnRootMismatch: files get group fsGroup and g+rw,
  * directories also g+x and setgid; skipped when the root already has that group and setgid.
  */
@@ -14,22 +16,25 @@ import type { ConfigSource } from './env.js';
 import { VolumeError } from './volumes.js';
 
 const LOCAL_PATH_PROVISIONER = 'mk8s.io/local-path';
+const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
 /** Resolves the claim to its PV's directory (made when the PV says DirectoryOrCreate) and applies fsGroup. */
 export async function setupClaimVolume(pod: Pod, claimName: string, src: ConfigSource): Promise<string> {
   const ns = pod.metadata?.namespace ?? 'default';
   const what = `error processing PVC ${ns}/${claimName}`;
   if (!src.persistentVolumeClaim || !src.persistentVolume) throw new VolumeError(`${what}: this kubelet cannot read claims`);
+  const transient = { transient: true };
   const claim = await src.persistentVolumeClaim(ns, claimName);
-  if (!claim) throw new VolumeError(`${what}: persistentvolumeclaim "${claimName}" not found`);
-  if (claim.metadata?.deletionTimestamp) throw new VolumeError(`${what}: PVC is being deleted`);
+  if (!claim) throw new VolumeError(`${what}: persistentvolumeclaim "${claimName}" not found`, transient);
+  if (claim.metadata?.deletionTimestamp && !claim.metadata.finalizers?.includes(PVC_PROTECTION_FINALIZER)) throw new VolumeError(`${what}: PVC is being deleted`);
   const pvName = claim.spec?.volumeName;
-  if (claim.status?.phase !== 'Bound' || !pvName) throw new VolumeError(`${what}: PVC is not bound`);
+  if (claim.status?.phase !== 'Bound') throw new VolumeError(`${what}: PVC is not bound`, transient);
+  if (!pvName) throw new VolumeError(`${what}: PVC has empty pvc.Spec.VolumeName`, transient);
   const pv = await src.persistentVolume(pvName);
-  if (!pv) throw new VolumeError(`${what}: persistentvolume "${pvName}" not found`);
+  if (!pv) throw new VolumeError(`${what}: persistentvolume "${pvName}" not found`, transient);
   const ref = pv.spec?.claimRef;
   if (!ref || ref.name !== claimName || (ref.namespace ?? '') !== ns || (ref.uid && ref.uid !== claim.metadata?.uid)) {
-    throw new VolumeError(`${what}: PV ${pvName} is bound to another claim`);
+    throw new VolumeError(`${what}: PV ${pvName} is bound to another claim`, transient);
   }
   const dir = await volumeDir(pv);
   const fsGroup = pod.spec?.securityContext?.fsGroup;

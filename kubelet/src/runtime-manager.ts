@@ -23,7 +23,7 @@ import { computePodActions, createKey, podFullName, sandboxKey, type PodActions,
 import type { ProbeManager, Prober } from './prober.js';
 import { containerConfig, sandboxConfig } from './sandbox-config.js';
 import { containersNamed, type PodRuntimeState, type Waiting } from './status.js';
-import { VolumeError, containerMounts, podDir, setupVolumes, removePodDir, type VolumePaths } from './volumes.js';
+import { MountRetry, VolumeError, containerMounts, podDir, setupVolumes, removePodDir, type VolumePaths } from './volumes.js';
 import { etcHostsContent, etcHostsMounts, writeEtcHosts } from './dns.js';
 
 export interface RuntimeManagerOptions {
@@ -60,6 +60,8 @@ export class KubeRuntimeManager {
   readonly crashBackoff: Backoff;
   readonly imageManager: ImageManager;
   readonly killer: ContainerKiller;
+  /** Retries of pods whose volumes failed (volumes.ts). */
+  readonly mountRetry = new MountRetry();
   private readonly gc: ContainerGc;
   constructor(private readonly o: RuntimeManagerOptions) {
     this.crashBackoff = new Backoff({ clock: o.clock, initialMs: o.crashBackoffInitialMs ?? 10_000, maxMs: o.crashBackoffMaxMs ?? 300_000 });
@@ -124,9 +126,11 @@ export class KubeRuntimeManager {
     if (!terminal) {
       try { volumes = await setupVolumes(this.o.rootDir, pod, this.o.configs); } catch (err) {
         if (!(err instanceof VolumeError)) throw err;
-        this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
-        return { result: { requeueAfterMs: 5_000 }, rt };
+        const retry = this.mountRetry.failed(uid, err, this.o.clock.now());
+        if (retry.event) this.o.recorder.event(pod, 'Warning', 'FailedMount', 'MountVolume.SetUp failed: %s', err.message);
+        return { result: { requeueAfterMs: retry.retryAfterMs }, rt };
       }
+      this.mountRetry.forget(uid);
     }
 
     const plan = this.computePodActions(pod, rt);
@@ -310,6 +314,7 @@ export class KubeRuntimeManager {
     for (const s of rt.sandboxes) await this.o.runtime.removePodSandbox(s.id);
     await removePodDir(this.o.rootDir, uid);
     this.waiting.delete(uid);
+    this.mountRetry.forget(uid);
     this.crashBackoff.forgetPrefix(`${uid}/`);
     this.imageManager.forgetPod(uid);
   }

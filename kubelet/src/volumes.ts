@@ -11,9 +11,51 @@ import { setupClaimVolume } from './pv-volumes.js';
 import type { Mount } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 
-/** A volume that could not be set up; the pod stays ContainerCreating with a FailedMount event. */
+/**
+ * A volume that could not be set up; the pod stays ContainerCreating with a FailedMount event.
+ * transient: the state it waits for is expected within moments (a claim the binder is binding,
+ * a PV on its way): retried soon, see MountRetry.
+ */
 export class VolumeError extends Error {
-  constructor(message: string) { super(message); this.name = 'VolumeError'; }
+  readonly transient: boolean;
+  constructor(message: string, o: { transient?: boolean } = {}) { super(message); this.name = 'VolumeError'; this.transient = o.transient ?? false; }
+}
+
+/**
+ * When a pod whose volumes failed is synced again, and when its FailedMount event is written.
+ * Upstream's volume manager re-reads a pod's claims every 100 ms (desired-state populator) while
+ * the pod worker polls the mounts every 300 ms, and it writes FailedMount only after a timeout:
+ * a claim whose binding is a few writes from done costs the pod a few hundred ms, not a fixed
+ * 5 s, and no event. The kubelet may only GET the claims and PVs of its pods (node authorizer),
+ * so this is a poll too, backing off for a claim that stays unbound.
+ * Transient errors: retry after initialMs doubling to maxMs; the event once the failure has
+ * lasted quietMs, then at most every maxMs. Others: retry after maxMs, event every time.
+ * One instance per runtime manager; called by the pod workers (one call at a time per pod).
+ */
+export class MountRetry {
+  private readonly pods = new Map<string, { first: number; failures: number; lastEvent?: number }>();
+  private readonly initialMs: number;
+  private readonly maxMs: number;
+  private readonly quietMs: number;
+  /** @param o.initialMs @default 300 (upstream's mount poll) @param o.maxMs @default 5000 @param o.quietMs @default 2000 */
+  constructor(o: { initialMs?: number; maxMs?: number; quietMs?: number } = {}) {
+    this.initialMs = o.initialMs ?? 300; this.maxMs = o.maxMs ?? 5_000; this.quietMs = o.quietMs ?? 2_000;
+  }
+
+  /** Records a failed setup of uid's volumes at nowMs: when to sync again and whether to write the event now. */
+  failed(uid: string, err: VolumeError, nowMs: number): { retryAfterMs: number; event: boolean } {
+    const e = this.pods.get(uid) ?? { first: nowMs, failures: 0 };
+    this.pods.set(uid, e);
+    e.failures++;
+    if (!err.transient) { e.lastEvent = nowMs; return { retryAfterMs: this.maxMs, event: true }; }
+    const retryAfterMs = Math.min(this.initialMs * 2 ** (e.failures - 1), this.maxMs);
+    const event = nowMs - e.first >= this.quietMs && (e.lastEvent === undefined || nowMs - e.lastEvent >= this.maxMs);
+    if (event) e.lastEvent = nowMs;
+    return { retryAfterMs, event };
+  }
+
+  /** The volumes are set up, or the pod is gone. */
+  forget(uid: string): void { this.pods.delete(uid); }
 }
 
 export const podDir = (rootDir: string, uid: string): string => join(rootDir, 'pods', uid);

@@ -70,6 +70,8 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const volumes = factory.informerFor(PersistentVolumes) as unknown as SharedInformer<PV & { [k: string]: unknown }>;
   const storageClasses = factory.informerFor(StorageClasses) as unknown as SharedInformer<StorageClass & { metadata: { name: string } } & { [k: string]: unknown }>;
 
+  /** PreBind waiters (VolumeBinding) woken by any claim or volume change. */
+  const volumeWaiters = new Set<() => void>();
   let sched: Scheduler;
   const metrics = newSchedulerMetrics(registry, () => sched.queue.pendingPods());
   sched = new Scheduler({
@@ -86,6 +88,7 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
       volume: (name) => volumes.lister.get(name),
       volumes: () => volumes.lister.list(),
       storageClass: (name) => storageClasses.lister.get(name),
+      onChange: (fn) => { volumeWaiters.add(fn); return () => volumeWaiters.delete(fn); },
     },
     priorityClassValue: (name) => priorityClasses.lister.get(name)?.value,
     defaultPriority: () => priorityClasses.lister.list().find((pc) => pc.globalDefault)?.value,
@@ -103,6 +106,10 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   // A claim, volume or class that appears or changes may make a pod with claims schedulable.
   for (const inf of [claims, volumes, storageClasses] as SharedInformer<{ metadata: { name: string } } & { [k: string]: unknown }>[]) {
     inf.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange'), onUpdate: () => sched.queue.moveAllToActiveOrBackoffQueue('PersistentVolumeChange') });
+  }
+  const wakeVolumeWaiters = () => { for (const fn of [...volumeWaiters]) fn(); };
+  for (const inf of [claims, volumes] as SharedInformer<{ metadata: { name: string } } & { [k: string]: unknown }>[]) {
+    inf.addEventHandler({ onAdd: wakeVolumeWaiters, onUpdate: wakeVolumeWaiters, onDelete: wakeVolumeWaiters });
   }
   // A new PriorityClass may resolve the priority of pods already queued.
   priorityClasses.addEventHandler({ onAdd: () => sched.queue.moveAllToActiveOrBackoffQueue('ForceActivate') });

@@ -1,13 +1,17 @@
 /**
  * Issue 17's storage acceptance on the real cluster with the real kubectl: the default
  * StorageClass `standard` (local-path, WaitForFirstConsumer), data that outlives its pod, the PV
- * landing on the node the scheduler chose, a claim of an absent class, and both reclaim policies.
+ * landing on the node the scheduler chose, a claim of an absent class, both reclaim policies, and
+ * a StatefulSet's per-ordinal claims (kept across a pod's replacement, collected on scale-down
+ * with whenScaled: Delete, kept when the set goes with whenDeleted: Retain).
  * One namespace, deleted afterwards; a Retain PV and its directory are removed by the test.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
-import { kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { KUBECONFIG, kubectl, kubectlOk, ROOT, uniqueName, waitFor } from './lib/cluster.js';
 
 const ns = uniqueName('e2e-storage');
 const k = (args: string[], input?: string) => kubectlOk(['-n', ns, ...args], input === undefined ? {} : { input });
@@ -123,5 +127,57 @@ volumeBindingMode: WaitForFirstConsumer
     k(['apply', '-f', '-'], pod('stuck', 'gold', 'sleep 1'));
     await waitFor(() => /FailedScheduling\s+0\/\d+ nodes are available: pod has unbound immediate PersistentVolumeClaims/.test(events('stuck')), { timeoutMs: 30_000, what: 'FailedScheduling' });
     assert.equal(phase('pod', 'stuck'), 'Pending');
+  });
+
+  test('a StatefulSet\'s per-ordinal claims: data-db-<n> bound per pod, data kept when a pod is replaced (same node), collected on scale-down (whenScaled Delete), kept when the set goes (whenDeleted Retain)', async () => {
+    k(['apply', '-f', '-'], `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: db }
+spec:
+  replicas: 2
+  serviceName: db
+  podManagementPolicy: Parallel
+  persistentVolumeClaimRetentionPolicy: { whenDeleted: Retain, whenScaled: Delete }
+  selector: { matchLabels: { app: db } }
+  template:
+    metadata: { labels: { app: db } }
+    spec:
+      automountServiceAccountToken: false
+      terminationGracePeriodSeconds: 0
+      containers: [{ name: c, image: busybox, imagePullPolicy: IfNotPresent, command: [sh, -c, 'sleep 3600'], volumeMounts: [{ name: data, mountPath: /data }] }]
+  volumeClaimTemplates:
+  - metadata: { name: data }
+    spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 32Mi } } }
+`);
+    const running = (name: string) => { const r = kubectl(['-n', ns, 'get', 'pod', name, '-o', 'json']); return r.code === 0 && JSON.parse(r.stdout).status?.phase === 'Running' ? JSON.parse(r.stdout) : undefined; };
+    await waitFor(() => running('db-0') && running('db-1'), { timeoutMs: 120_000, what: 'db-0 and db-1 Running' });
+    for (const n of [0, 1]) {
+      const c = jsonOf('get', 'pvc', `data-db-${n}`);
+      assert.equal(c.status.phase, 'Bound', `data-db-${n} Bound`);
+      assert.equal(c.metadata.labels.app, 'db', 'the selector labels on the claim');
+      assert.equal(c.metadata.ownerReferences, undefined, 'in range with whenDeleted Retain: no owner');
+      assert.deepEqual(jsonOf('get', 'pod', `db-${n}`).spec.volumes.find((v: { name: string }) => v.name === 'data').persistentVolumeClaim, { claimName: `data-db-${n}` });
+    }
+    const token = `t-${Date.now()}`;
+    k(['exec', 'db-0', '--', 'sh', '-c', `echo ${token} > /data/token`]);
+    const first = jsonOf('get', 'pod', 'db-0');
+    k(['delete', 'pod', 'db-0', '--wait=true']);
+    await waitFor(() => { const p = running('db-0'); return p && p.metadata.uid !== first.metadata.uid; }, { timeoutMs: 120_000, what: 'db-0 replaced and Running' });
+    assert.equal(jsonOf('get', 'pod', 'db-0').spec.nodeName, first.spec.nodeName, 'the claim\'s PV pins db-0 to its node');
+    assert.equal(k(['exec', 'db-0', '--', 'cat', '/data/token']).trim(), token, 'the same ordinal reads its claim\'s data');
+    // mkctl trace pvc/x: claim → bound PV → node → mounted, every link ok.
+    const trace = spawnSync(process.execPath, [join(ROOT, 'mkctl', 'dist', 'main.js'), '-n', ns, 'trace', 'pvc/data-db-0'], { encoding: 'utf8', env: { ...process.env, KUBECONFIG } });
+    assert.equal(trace.status, 0, trace.stdout + trace.stderr);
+    assert.match(trace.stdout, new RegExp(`mounted[^\\n]*db-0 on ${first.spec.nodeName} Running`), trace.stdout);
+
+    const pv1 = jsonOf('get', 'pvc', 'data-db-1').spec.volumeName as string;
+    k(['scale', 'statefulset', 'db', '--replicas=1']);
+    await waitFor(() => kubectl(['-n', ns, 'get', 'pvc', 'data-db-1']).code !== 0, { timeoutMs: 90_000, what: 'data-db-1 collected after db-1 went' });
+    await waitFor(() => kubectl(['get', 'pv', pv1]).code !== 0, { timeoutMs: 90_000, what: 'its PV deleted (reclaim Delete)' });
+
+    k(['delete', 'statefulset', 'db', '--wait=true']);
+    await waitFor(() => kubectl(['-n', ns, 'get', 'pod', 'db-0']).code !== 0, { timeoutMs: 60_000, what: 'db-0 gone with the set' });
+    assert.equal(phase('pvc', 'data-db-0'), 'Bound', 'whenDeleted Retain keeps the claim');
   });
 });

@@ -45,7 +45,7 @@ describe('discovery', () => {
     const body = (await a.inject({ url: '/apis' })).json();
     assert.equal(body.kind, 'APIGroupList');
     const names = body.groups.map((g: Json) => g.name);
-    assert.deepEqual(names, ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io']);
+    assert.deepEqual(names, ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io']);
     assert.deepEqual(body.groups[0].preferredVersion, { groupVersion: 'apps/v1', version: 'v1' });
     const group = (await a.inject({ url: '/apis/apps' })).json();
     assert.equal(group.kind, 'APIGroup');
@@ -116,7 +116,7 @@ describe('discovery', () => {
         const nodes = body.items[0].versions[0].resources.find((r: Json) => r.resource === 'nodes');
         assert.equal(nodes.scope, 'Cluster');
       } else {
-        assert.deepEqual(body.items.map((i: Json) => i.metadata.name), ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io']);
+        assert.deepEqual(body.items.map((i: Json) => i.metadata.name), ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io']);
         const v1 = body.items[0].versions[0];
         assert.equal(v1.version, 'v1');
         assert.equal(v1.freshness, 'Current');

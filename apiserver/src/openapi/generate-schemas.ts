@@ -31,6 +31,7 @@ const MODULES: Record<string, string> = {
   'authorization/v1': 'io.k8s.api.authorization.v1',
   'storage/v1': 'io.k8s.api.storage.v1',
   'certificates/v1': 'io.k8s.api.certificates.v1',
+  'events/v1': 'io.k8s.api.events.v1',
   'meta/v1': 'io.k8s.apimachinery.pkg.apis.meta.v1',
   'api/resource': 'io.k8s.apimachinery.pkg.api.resource',
   'runtime': 'io.k8s.apimachinery.pkg.runtime',
@@ -55,6 +56,7 @@ const ROOTS = [
   'core/v1:PersistentVolume', 'core/v1:PersistentVolumeList', 'core/v1:PersistentVolumeClaim', 'core/v1:PersistentVolumeClaimList',
   'storage/v1:StorageClass', 'storage/v1:StorageClassList',
   'certificates/v1:CertificateSigningRequest', 'certificates/v1:CertificateSigningRequestList',
+  'events/v1:Event', 'events/v1:EventList',
   // Not served yet; ready for when the scheme adds them.
   'apps/v1:DaemonSet', 'apps/v1:DaemonSetList', 'apps/v1:StatefulSet', 'apps/v1:StatefulSetList',
   'batch/v1:Job', 'batch/v1:JobList', 'batch/v1:CronJob', 'batch/v1:CronJobList',

@@ -15,6 +15,7 @@ import {
 import { WORKLOAD_PRINTERS } from './workload-printers.js';
 import { STORAGE_PRINTERS } from './storage-printers.js';
 import { ADMIN_PRINTERS } from './admin-printers.js';
+import { eventsV1ToCore } from '../registry/events/conversion.js';
 
 export { formatLabels, type Printer };
 
@@ -376,6 +377,8 @@ const PRINTERS: Record<string, Printer> = {
   '/configmaps': configMapPrinter,
   '/secrets': secretPrinter,
   '/events': eventPrinter,
+  // The same columns for the events.k8s.io/v1 view, read through the conversion back to core/v1.
+  'events.k8s.io/events': { columns: eventPrinter.columns, row: (o: KubeObject, now: number) => eventPrinter.row(eventsV1ToCore(o), now) },
   '/serviceaccounts': serviceAccountPrinter,
   'coordination.k8s.io/leases': leasePrinter,
   'discovery.k8s.io/endpointslices': endpointSlicePrinter,

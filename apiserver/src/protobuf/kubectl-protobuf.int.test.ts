@@ -85,6 +85,37 @@ describe('kubectl protobuf verbs', () => {
     assert.equal((await json('priorityclass', 'high'))['value'], 1000);
   });
 
+  test('create job --image -- command', async () => {
+    assert.match(await ok('create', 'job', 'pi', '--image=busybox:1.36', '--', 'sh', '-c', 'echo hi'), /job.batch\/pi created/);
+    const j = await json('job', 'pi');
+    assert.equal(j['spec']['completions'], 1); // defaulted
+    assert.equal(j['spec']['template']['spec']['restartPolicy'], 'Never');
+    assert.deepEqual(j['spec']['template']['spec']['containers'][0]['command'], ['sh', '-c', 'echo hi']);
+    assert.equal(j['spec']['selector']['matchLabels']['batch.kubernetes.io/controller-uid'], j['metadata']['uid']);
+  });
+
+  test('create cronjob, then create job --from=cronjob/x', async () => {
+    assert.match(await ok('create', 'cronjob', 'tick', '--image=busybox:1.36', '--schedule=*/5 * * * *', '--restart=OnFailure', '--', 'date'),
+      /cronjob.batch\/tick created/);
+    const cj = await json('cronjob', 'tick');
+    assert.equal(cj['spec']['schedule'], '*/5 * * * *');
+    assert.equal(cj['spec']['concurrencyPolicy'], 'Allow');
+    assert.match(await ok('create', 'job', 'tick-manual', '--from=cronjob/tick'), /job.batch\/tick-manual created/);
+    const j = await json('job', 'tick-manual');
+    assert.equal(j['metadata']['annotations']['cronjob.kubernetes.io/instantiate'], 'manual');
+    assert.deepEqual(j['metadata']['ownerReferences'], [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'tick', uid: cj['metadata']['uid'], controller: true }]);
+    const { labels: _l, ...podSpecOnly } = j['spec']['template']['metadata'] as Record<string, unknown>;
+    assert.deepEqual(podSpecOnly, {});
+    assert.deepEqual(j['spec']['template']['spec'], cj['spec']['jobTemplate']['spec']['template']['spec']);
+  });
+
+  test('create pdb --min-available / --max-unavailable', async () => {
+    assert.match(await ok('create', 'pdb', 'guard', '--selector=app=web', '--min-available=1'), /poddisruptionbudget.policy\/guard created/);
+    assert.deepEqual((await json('pdb', 'guard'))['spec'], { minAvailable: 1, selector: { matchLabels: { app: 'web' } } });
+    assert.match(await ok('create', 'pdb', 'guard2', '--selector=app=web', '--max-unavailable=25%'), /poddisruptionbudget.policy\/guard2 created/);
+    assert.equal((await json('pdb', 'guard2'))['spec']['maxUnavailable'], '25%');
+  });
+
   test('auth can-i', async () => {
     assert.equal((await ok('auth', 'can-i', 'get', 'pods')).trim(), 'yes');
     assert.equal((await ok('auth', 'can-i', 'create', 'deployments', '-n', 'pb')).trim(), 'yes');

@@ -2,11 +2,14 @@
  * The registry: one Store per served resource, each a RestStrategy plugged into the generic
  * Store (upstream's RESTStorageProvider per API group).
  */
-import { RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { Events, EventsV1, RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
 import { Registry } from './registry.js';
-import { builtinSubresources } from '../endpoints/subresources.js';
+import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
+import { crdStrategy } from '../apiextensions/crd-strategy.js';
+import { CustomResourceDefinitions } from '../apiextensions/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -64,9 +67,16 @@ export function createRegistry(o: RegistryOptions): Registry {
   const allocator = new ServiceAllocator({ storage: o.storage, ...(services ?? {}) });
   const strategies = [...STRATEGIES, createServiceStrategy(allocator)];
   for (const r of RESOURCES) {
+    if (r === EventsV1) {
+      // A view of the core Events store (registered before it in RESOURCES), not a store of its own.
+      reg.add({ descriptor: r, store: new EventsV1Store(reg.get(Events)!, storeOpts), subresources: builtinSubresources(r) });
+      continue;
+    }
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
     reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
+  // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
+  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }

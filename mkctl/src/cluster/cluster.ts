@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from './paths.js';
-import { APISERVER_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
+import { APISERVER_PORT, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -133,8 +133,10 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   }
   const hostComponent = (name: string, port: number) => {
     const s = script(p, name);
-    // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume).
-    const extra = name === 'controller-manager' ? ['--root-ca-file', pki.ca.cert] : [];
+    // The controller-manager publishes the cluster CA to every namespace (kube-root-ca.crt, read by the token volume)
+    // and signs approved CertificateSigningRequests with it (csrsigning), as kubeadm configures it.
+    const extra = name === 'controller-manager'
+      ? ['--root-ca-file', pki.ca.cert, '--cluster-signing-cert-file', pki.ca.cert, '--cluster-signing-key-file', pki.ca.key] : [];
     if (s) out.push({ spec: { name, restart: true, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
@@ -167,7 +169,9 @@ function nodeComponents(p: StatePaths, pki: PkiPaths, n: NodePlan): Managed[] {
   const out: Managed[] = [];
   const shim = script(p, 'cri-docker');
   if (shim) out.push({
-    spec: { name: `${n.name}-cri-docker`, netns: n.netns, command: process.execPath, args: [shim, '--socket', socket, '--node-name', n.name, '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-bin-dir', `${join(p.root, 'cni', 'bin')}:/usr/lib/cni`] },
+    spec: { name: `${n.name}-cri-docker`, netns: n.netns, command: process.execPath, args: [shim, '--socket', socket, '--node-name', n.name, '--cni-conf-dir', join(dir, 'cni', 'net.d'), '--cni-bin-dir', `${join(p.root, 'cni', 'bin')}:/usr/lib/cni`,
+      // /healthz and /metrics (process and runtime metrics) on the node network, as the kubelet's and kube-proxy's.
+      '--health-port', String(CRI_DOCKER_HEALTH_PORT), '--health-host', '0.0.0.0'] },
     ready: async () => existsSync(socket),
   });
   const kubelet = script(p, 'kubelet');

@@ -8,6 +8,8 @@ export const HOST_BRIDGE_IP = '10.240.0.1';
 export const POD_NETWORK = '10.244.0.0/16';
 export const SERVICE_NETWORK = '10.96.0.0/12';
 export const APISERVER_PORT = 6443;
+/** The CRI shim's /healthz and /metrics port on each node (the kubelet's health port is 10248, kube-proxy's 10256). */
+export const CRI_DOCKER_HEALTH_PORT = 10251;
 
 export interface NodePlan { name: string; netns: string; ip: string; hostVeth: string }
 

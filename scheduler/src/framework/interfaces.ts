@@ -132,6 +132,12 @@ export interface VolumeListers {
   volume(name: string): PV | undefined;
   volumes(): PV[];
   storageClass(name: string): StorageClass | undefined;
+  /**
+   * Calls fn after any claim or volume in the caches was added or changed (VolumeBinding's PreBind
+   * waits on it instead of polling). Returns the unsubscribe function. Optional: without it
+   * PreBind re-checks on a timer.
+   */
+  onChange?(fn: () => void): () => void;
 }
 
 /** The parts of the framework plugins may call back into. */

@@ -13,6 +13,8 @@ export const DEFAULT_NODE_KEY = 'DEFAULT_PATH_FOR_NON_LISTED_NODES';
 /** Which node a provisioned volume lives on (local-path-provisioner's annotation name, our group). */
 export const ANN_PROVISIONED_NODE = 'mk8s.io/local-path-node';
 export const HELPER_IMAGE = 'busybox:1.36';
+/** Helper pods at a time (rancher/local-path-provisioner's default of 4 worker threads). */
+export const MAX_HELPER_PODS = 4;
 
 export interface LocalPathConfig { nodePathMap: { node: string; paths: string[] }[] }
 

@@ -74,6 +74,23 @@ test('Delete: a helper pod on the node removes the directory, then the PV goes; 
   assert.deepEqual(f.actions({ writesOnly: true }), ['delete pods', 'delete persistentvolumes']);
 });
 
+test('Delete: no more than maxHelperPods helper pods at a time; a helper that goes wakes the next volume', async () => {
+  const f = newControllerFixture();
+  const lp = f.build((ctx) => new LocalPathProvisioner(ctx, { maxHelperPods: 2 }));
+  const vol = (n: number) => ({ ...released('Delete'), metadata: { ...released('Delete').metadata, name: `pvc-${n}` } });
+  f.seed(vol(1), vol(2), vol(3));
+  for (const n of [1, 2, 3]) await f.reconcile(`volume:pvc-${n}`);
+  assert.deepEqual(f.actions({ writesOnly: true }), ['create pods', 'create pods'], 'the third waits for a slot');
+  const pods = f.informers.informerFor(Pods) as unknown as { add(o: unknown): void; delete(o: unknown): void };
+  const helper = await f.client.resource(Pods, 'kube-system').get('helper-pod-delete-pvc-1');
+  pods.add(helper);
+  f.client.clearActions();
+  pods.delete(helper);
+  assert.ok(lp.queue.len() >= 1, 'the waiting volume is enqueued again');
+  await f.reconcile('volume:pvc-3');
+  assert.deepEqual(f.actions({ writesOnly: true }), ['create pods']);
+});
+
 test('expansion: a grown request is recorded as the PV capacity', async () => {
   const f = newControllerFixture();
   f.build((ctx) => new LocalPathProvisioner(ctx));

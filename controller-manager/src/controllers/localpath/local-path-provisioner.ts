@@ -17,7 +17,7 @@ import type { SharedInformer } from '@mk8s/client';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import type { Obj } from '../../util/meta.js';
 import {
-  ANN_PROVISIONED_NODE, basePathFor, buildVolume, CONFIG_MAP_NAME, CONFIG_NAMESPACE, helperPod, helperPodName, parseConfig, provisionBlocker,
+  ANN_PROVISIONED_NODE, basePathFor, MAX_HELPER_PODS, buildVolume, CONFIG_MAP_NAME, CONFIG_NAMESPACE, helperPod, helperPodName, parseConfig, provisionBlocker,
   PROVISIONER_NAME, volumeAction, volumeNameFor,
 } from './decisions.js';
 
@@ -33,9 +33,19 @@ export class LocalPathProvisioner extends BaseController {
   readonly nodes: SharedInformer<Obj<Node>>;
   readonly pods: SharedInformer<Obj<Pod>>;
   readonly configMaps: SharedInformer<Obj<ConfigMap>>;
+  /**
+   * At most this many helper pods at a time (rancher/local-path-provisioner runs a helper inside
+   * each of its 4 worker threads): deleting 100 volumes at once must not start 100 pods at once.
+   */
+  readonly maxHelperPods: number;
+  /** Helper pods this controller created and has not deleted yet (the pod cache lags its creates). */
+  private readonly helpers = new Set<string>();
+  /** Volumes waiting for a helper slot; a helper pod that goes wakes them. */
+  private readonly waitingForHelper = new Set<string>();
 
-  constructor(ctx: ControllerContext) {
+  constructor(ctx: ControllerContext, o: { maxHelperPods?: number } = {}) {
     super(ctx, 'local-path-provisioner');
+    this.maxHelperPods = o.maxHelperPods ?? MAX_HELPER_PODS;
     this.claims = ctx.informers.informerFor<Claim>(PersistentVolumeClaims);
     this.volumes = ctx.informers.informerFor<Volume>(PersistentVolumes);
     this.classes = ctx.informers.informerFor<Obj<StorageClass>>(StorageClasses);
@@ -52,7 +62,18 @@ export class LocalPathProvisioner extends BaseController {
     const onVolume = (v: Volume) => { this.enqueue(`volume:${v.metadata.name}`); };
     this.volumes.addEventHandler({ onAdd: onVolume, onUpdate: (_, v) => onVolume(v) });
     // A helper pod that finished wakes its volume.
-    this.pods.addEventHandler({ onUpdate: (_, p) => { const v = p.metadata.labels?.['mk8s.io/volume']; if (v && p.metadata.namespace === CONFIG_NAMESPACE) this.enqueue(`volume:${v}`); } });
+    const onHelper = (p: Obj<Pod>) => { const v = p.metadata.labels?.['mk8s.io/volume']; if (v && p.metadata.namespace === CONFIG_NAMESPACE) this.enqueue(`volume:${v}`); };
+    this.pods.addEventHandler({
+      onAdd: onHelper,
+      onUpdate: (_, p) => onHelper(p),
+      // A helper gone frees a slot.
+      onDelete: (p) => {
+        if (p.metadata.namespace !== CONFIG_NAMESPACE || !p.metadata.labels?.['mk8s.io/volume']) return;
+        this.helpers.delete(p.metadata.name);
+        for (const v of this.waitingForHelper) this.enqueue(`volume:${v}`);
+        this.waitingForHelper.clear();
+      },
+    });
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
@@ -122,18 +143,27 @@ export class LocalPathProvisioner extends BaseController {
     }
     const podName = helperPodName(pv.metadata.name);
     const helper = this.pods.lister.get(`${CONFIG_NAMESPACE}/${podName}`);
-    if (!helper) {
-      try { await pods.create(helperPod(pv, node) as Obj<Pod>, { signal }); } catch (err) { if (!isAlreadyExists(err)) throw err; }
+    if (!helper && !this.helpers.has(podName)) {
+      const running = new Set([...this.helpers, ...this.pods.lister.list(CONFIG_NAMESPACE).filter((p) => p.metadata.labels?.['mk8s.io/volume']).map((p) => p.metadata.name)]);
+      if (running.size >= this.maxHelperPods) {
+        this.waitingForHelper.add(pv.metadata.name);
+        return { requeueAfterMs: 10_000 }; // woken earlier by a helper pod that goes
+      }
+      this.helpers.add(podName);
+      try { await pods.create(helperPod(pv, node) as Obj<Pod>, { signal }); } catch (err) { if (!isAlreadyExists(err)) { this.helpers.delete(podName); throw err; } }
       return { requeueAfterMs: 5_000 };
     }
+    if (!helper) return { requeueAfterMs: 5_000 }; // created, not in the cache yet: its add brings this key back
     const phase = helper.status?.phase;
     if (phase === 'Failed') {
       this.ctx.recorder.event(pv, 'Warning', 'VolumeFailedDelete', 'helper pod %s failed to remove the directory on node %s', podName, node);
       await pods.delete(podName, { signal }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+      this.helpers.delete(podName);
       return { requeueAfterMs: 10_000 };
     }
     if (phase !== 'Succeeded') return { requeueAfterMs: 5_000 };
     await pods.delete(podName, { signal }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
+    this.helpers.delete(podName);
     await pvs.delete(pv.metadata.name, { signal }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
     this.log.info({ volume: pv.metadata.name, node, path: pv.spec?.hostPath?.path }, 'Deleted volume and its directory');
   }

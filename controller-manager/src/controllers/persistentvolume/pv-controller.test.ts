@@ -36,6 +36,16 @@ test('binder: a Pending claim and an Available volume end Bound to each other (v
   assert.equal(c.spec.volumeName, 'pv1');
   assert.equal(c.metadata.annotations?.['pv.kubernetes.io/bind-completed'], 'yes');
   assert.deepEqual(c.status, { phase: 'Bound', capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'] });
+  // The caches still hold the versions before these writes: the next syncs wait for the informer
+  // instead of binding (and writing status) again.
+  f.client.clearActions();
+  await f.reconcile('claim:default/data');
+  await f.reconcile('volume:pv1');
+  assert.deepEqual(f.actions({ writesOnly: true }), [], 'no second write from a stale cache');
+  for (const [r, o] of [[PersistentVolumes, v], [PersistentVolumeClaims, c]] as const) (f.informers.informerFor(r) as unknown as { add(o: unknown): void }).add(o);
+  await f.reconcile('claim:default/data');
+  await f.reconcile('volume:pv1');
+  assert.deepEqual(f.actions({ writesOnly: true }), [], 'caught up: in sync');
 });
 
 test('binder: an already Bound pair is left alone', async () => {

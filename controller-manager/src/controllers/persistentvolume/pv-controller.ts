@@ -27,9 +27,17 @@ export class PersistentVolumeController extends BaseController {
   readonly volumes: SharedInformer<Volume>;
   readonly claims: SharedInformer<Claim>;
   readonly classes: SharedInformer<Obj<StorageClass>>;
+  /**
+   * The resourceVersion of this controller's last write per object (`claim:<ns>/<name>`,
+   * `volume:<name>`). A cached object older than that is stale: its sync waits for the informer
+   * to bring the write back (which enqueues it again) instead of writing twice or conflicting.
+   * Upstream's binder gets the same by storing its writes into its own caches.
+   */
+  private readonly written = new Map<string, number>();
 
   constructor(ctx: ControllerContext) {
     super(ctx, 'persistentvolume');
+    this.defaultWorkers = 10; // each bind is three or four writes in a row; a burst of claims waits on the apiserver, not on CPU here
     this.volumes = ctx.informers.informerFor<Volume>(PersistentVolumes);
     this.claims = ctx.informers.informerFor<Claim>(PersistentVolumeClaims);
     this.classes = ctx.informers.informerFor<Obj<StorageClass>>(StorageClasses);
@@ -47,6 +55,20 @@ export class PersistentVolumeController extends BaseController {
     };
     this.claims.addEventHandler({ onAdd: onClaim, onUpdate: (_, c) => onClaim(c), onDelete: onClaim });
     this.classes.addEventHandler({ onAdd: () => this.enqueuePendingClaims(), onUpdate: () => this.enqueuePendingClaims() });
+  }
+
+  /** Records obj (the server's answer to a write) as the newest version of key. */
+  private wrote<T extends { metadata: { resourceVersion?: string } }>(key: string, obj: T): T {
+    this.written.set(key, Number(obj.metadata.resourceVersion ?? 0));
+    return obj;
+  }
+
+  /** Whether the cached obj is older than this controller's last write of it (forgets the write once caught up). */
+  private stale(key: string, obj: { metadata: { resourceVersion?: string } } | undefined): boolean {
+    const w = this.written.get(key);
+    if (w === undefined) return false;
+    if (!obj || Number(obj.metadata.resourceVersion ?? 0) >= w) { this.written.delete(key); return false; }
+    return true;
   }
 
   private enqueuePendingClaims(): void {
@@ -74,6 +96,7 @@ export class PersistentVolumeController extends BaseController {
 
   private async syncClaim(key: string, signal: AbortSignal): Promise<void> {
     const claim = this.claims.lister.get(key);
+    if (this.stale(`claim:${key}`, claim)) return;
     if (!claim || claim.metadata.deletionTimestamp) return;
     const d = decideClaim(claim as PVC, this.volumes.lister.list() as PV[], this.classMap());
     const pvcs = this.ctx.client.resource<Claim>(PersistentVolumeClaims, claim.metadata.namespace ?? '');
@@ -83,17 +106,17 @@ export class PersistentVolumeController extends BaseController {
         if (d.provisioner && c.metadata.annotations?.[ANN_STORAGE_PROVISIONER] !== d.provisioner) {
           const next = structuredClone(c);
           next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [ANN_STORAGE_PROVISIONER]: d.provisioner, [ANN_BETA_STORAGE_PROVISIONER]: d.provisioner };
-          c = await pvcs.update(next, { signal });
+          c = this.wrote(`claim:${key}`, await pvcs.update(next, { signal }));
           this.event(c, d.event);
         } else if (!d.provisioner) {
           this.event(c, d.event);
         }
-        if (c.status?.phase !== 'Pending') await pvcs.updateStatus({ ...structuredClone(c), status: { ...(c.status ?? {}), phase: 'Pending' } }, { signal });
+        if (c.status?.phase !== 'Pending') this.wrote(`claim:${key}`, await pvcs.updateStatus({ ...structuredClone(c), status: { ...(c.status ?? {}), phase: 'Pending' } }, { signal }));
         return;
       }
       case 'lost':
         if (claim.status?.phase !== 'Lost') {
-          await pvcs.updateStatus({ ...structuredClone(claim), status: { ...(claim.status ?? {}), phase: 'Lost' } }, { signal });
+          this.wrote(`claim:${key}`, await pvcs.updateStatus({ ...structuredClone(claim), status: { ...(claim.status ?? {}), phase: 'Lost' } }, { signal }));
           this.event(claim, d.event);
         }
         return;
@@ -108,34 +131,39 @@ export class PersistentVolumeController extends BaseController {
   private async bind(volume: Volume, claim: Claim, signal: AbortSignal): Promise<void> {
     const pvs = this.ctx.client.resource<Volume>(PersistentVolumes);
     const pvcs = this.ctx.client.resource<Claim>(PersistentVolumeClaims, claim.metadata.namespace ?? '');
+    const vKey = `volume:${volume.metadata.name}`;
+    const cKey = `claim:${claim.metadata.namespace}/${claim.metadata.name}`;
+    // The volume's own write comes back through its informer, which enqueues this claim again.
+    if (this.stale(vKey, volume)) return;
     let v = volume;
     const ref = v.spec?.claimRef;
     if (!ref || ref.uid !== claim.metadata.uid || ref.name !== claim.metadata.name || ref.namespace !== claim.metadata.namespace) {
       const next = structuredClone(v);
       next.spec = { ...(next.spec ?? {}), claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name, uid: claim.metadata.uid ?? '', ...(claim.metadata.resourceVersion ? { resourceVersion: claim.metadata.resourceVersion } : {}) } };
       if (!ref) next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' };
-      v = await pvs.update(next, { signal });
+      v = this.wrote(vKey, await pvs.update(next, { signal }));
     }
-    if (v.status?.phase !== 'Bound') v = await pvs.updateStatus({ ...structuredClone(v), status: { ...(v.status ?? {}), phase: 'Bound' } }, { signal });
+    if (v.status?.phase !== 'Bound') v = this.wrote(vKey, await pvs.updateStatus({ ...structuredClone(v), status: { ...(v.status ?? {}), phase: 'Bound' } }, { signal }));
     let c = claim;
     if (c.spec?.volumeName !== v.metadata.name || c.metadata.annotations?.[ANN_BIND_COMPLETED] === undefined) {
       const next = structuredClone(c);
       const byController = !c.spec?.volumeName;
       next.spec = { ...(next.spec ?? {}), volumeName: v.metadata.name };
       next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [ANN_BIND_COMPLETED]: 'yes', ...(byController ? { [ANN_BOUND_BY_CONTROLLER]: 'yes' } : {}) };
-      c = await pvcs.update(next, { signal });
+      c = this.wrote(cKey, await pvcs.update(next, { signal }));
       this.log.info({ claim: `${c.metadata.namespace}/${c.metadata.name}`, volume: v.metadata.name, class: claimClass(c as PVC) }, 'Bound claim to volume');
     }
     const capacity = v.spec?.capacity ?? {};
     const accessModes = v.spec?.accessModes ?? [];
     const st = c.status ?? {};
     if (st.phase !== 'Bound' || JSON.stringify(st.capacity ?? {}) !== JSON.stringify(capacity) || JSON.stringify(st.accessModes ?? []) !== JSON.stringify(accessModes)) {
-      await pvcs.updateStatus({ ...structuredClone(c), status: { ...st, phase: 'Bound', capacity: { ...capacity }, accessModes: [...accessModes] } }, { signal });
+      this.wrote(cKey, await pvcs.updateStatus({ ...structuredClone(c), status: { ...st, phase: 'Bound', capacity: { ...capacity }, accessModes: [...accessModes] } }, { signal }));
     }
   }
 
   private async syncVolume(name: string, signal: AbortSignal): Promise<void> {
     const volume = this.volumes.lister.get(name);
+    if (this.stale(`volume:${name}`, volume)) return;
     if (!volume) return;
     const ref = volume.spec?.claimRef;
     const claim = ref?.name ? this.claims.lister.get(`${ref.namespace ?? ''}/${ref.name}`) : undefined;
@@ -144,12 +172,12 @@ export class PersistentVolumeController extends BaseController {
     switch (d.kind) {
       case 'none': return;
       case 'phase':
-        await pvs.updateStatus({ ...structuredClone(volume), status: { ...(volume.status ?? {}), phase: d.phase, ...(d.message ? { message: d.message } : {}) } }, { signal });
+        this.wrote(`volume:${name}`, await pvs.updateStatus({ ...structuredClone(volume), status: { ...(volume.status ?? {}), phase: d.phase, ...(d.message ? { message: d.message } : {}) } }, { signal }));
         this.event(volume, d.event);
         if (d.phase === 'Released') this.log.info({ volume: name, policy: volume.spec?.persistentVolumeReclaimPolicy }, 'Released volume');
         return;
       case 'failDelete':
-        await pvs.updateStatus({ ...structuredClone(volume), status: { ...(volume.status ?? {}), phase: 'Failed', message: d.event.message } }, { signal });
+        this.wrote(`volume:${name}`, await pvs.updateStatus({ ...structuredClone(volume), status: { ...(volume.status ?? {}), phase: 'Failed', message: d.event.message } }, { signal }));
         this.event(volume, d.event);
         return;
       case 'unbind': {
@@ -157,7 +185,7 @@ export class PersistentVolumeController extends BaseController {
         if (next.spec) delete next.spec.claimRef;
         if (next.metadata.annotations) delete next.metadata.annotations[ANN_BOUND_BY_CONTROLLER];
         const v = await pvs.update(next, { signal });
-        await pvs.updateStatus({ ...structuredClone(v), status: { ...(v.status ?? {}), phase: 'Available' } }, { signal });
+        this.wrote(`volume:${name}`, await pvs.updateStatus({ ...structuredClone(v), status: { ...(v.status ?? {}), phase: 'Available' } }, { signal }));
         return;
       }
     }

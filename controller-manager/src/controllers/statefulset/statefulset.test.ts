@@ -9,21 +9,21 @@ import type { PodObj, STSObj } from './util.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-function statefulSet(name: string, replicas: number, o: { parallel?: boolean; partition?: number; image?: string; claims?: boolean; onDelete?: boolean } = {}): StatefulSet {
+function statefulSet(name: string, replicas: number, o: { parallel?: boolean; partition?: number; image?: string; claims?: boolean; onDelete?: boolean; whenDeleted?: string; whenScaled?: string } = {}): StatefulSet {
   return {
     apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace: 'default', generation: 1 },
     spec: {
       replicas, serviceName: name, podManagementPolicy: o.parallel ? 'Parallel' : 'OrderedReady', revisionHistoryLimit: 10,
       selector: { matchLabels: { app: name } },
       updateStrategy: o.onDelete ? { type: 'OnDelete' } : { type: 'RollingUpdate', rollingUpdate: { partition: o.partition ?? 0 } },
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: o.whenDeleted ?? 'Retain', whenScaled: o.whenScaled ?? 'Retain' },
       template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: o.image ?? 'busybox' }] } },
       ...(o.claims ? { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } : {}),
     },
   };
 }
 
-async function syncCaches(f: ControllerFixture, resources: ResourceDescriptor[] = [Pods, StatefulSets, ControllerRevisions]): Promise<void> {
+async function syncCaches(f: ControllerFixture, resources: ResourceDescriptor[] = [Pods, StatefulSets, ControllerRevisions, PersistentVolumeClaims]): Promise<void> {
   for (const r of resources) {
     const inf = f.informers.informerFor(r);
     const items = (await f.client.resource(r).list()).items;
@@ -99,6 +99,52 @@ describe('statefulset controller', () => {
     await f.reconcile('default/web');
     assert.deepEqual(deleted(f), []);
     assert.deepEqual(await podNames(f), ['web-0']);
+  });
+
+  test('whenDeleted Delete: each claim is created controlled by the set (the garbage collector deletes it with the set)', async () => {
+    const { f } = setup();
+    const set = f.seed({ ...statefulSet('web', 1, { claims: true, whenDeleted: 'Delete' }), metadata: { name: 'web', namespace: 'default', uid: 'set-uid', generation: 1 } } as STSObj);
+    await f.reconcile('default/web');
+    const c = await f.client.resource(PersistentVolumeClaims, 'default').get('data-web-0');
+    assert.deepEqual(c.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(c.metadata.labels, { app: 'web' });
+  });
+
+  test('whenScaled Delete: a pod scaled away first gets to own its claim, then is deleted (the claim goes with it); claims in range stay', async () => {
+    const { f } = setup();
+    f.seed(statefulSet('web', 2, { claims: true, whenScaled: 'Delete' }) as STSObj);
+    for (let i = 0; i < 2; i++) { await f.reconcile('default/web'); await syncCaches(f); await ready(f); }
+    const sts = f.client.resource<STSObj>(StatefulSets, 'default');
+    await sts.update({ ...(await sts.get('web')), spec: { ...(await sts.get('web')).spec!, replicas: 1 } });
+    await syncCaches(f);
+    await f.reconcile('default/web');
+    assert.deepEqual(f.actions({ writesOnly: true }).filter((a) => !a.includes('events') && !a.includes('status')), ['update persistentvolumeclaims', 'delete pods']);
+    const pvcs = f.client.resource(PersistentVolumeClaims, 'default');
+    const web1 = (await f.client.resource<PodObj>(Pods, 'default').list()).items.find((p) => p.metadata.name === 'web-1');
+    assert.equal(web1, undefined);
+    assert.deepEqual((await pvcs.get('data-web-1')).metadata.ownerReferences?.map((r) => `${r.kind}/${r.name} controller=${r.controller}`), ['Pod/web-1 controller=true']);
+    assert.equal((await pvcs.get('data-web-0')).metadata.ownerReferences, undefined);
+  });
+
+  test('a pod waits while its claim is stale (owned by the pod scaled away) or being deleted, and comes once the claim is gone', async () => {
+    const { f } = setup();
+    f.seed(statefulSet('web', 1, { claims: true, whenScaled: 'Delete' }) as STSObj);
+    const stale = f.seed({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-web-0', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'web-0', uid: 'old-pod', controller: true }] }, spec: {} } as never);
+    await f.reconcile('default/web');
+    assert.deepEqual(created(f), [], 'not on a claim about to be collected');
+    const pvcs = f.client.resource(PersistentVolumeClaims, 'default');
+    await pvcs.update({ ...(await pvcs.get('data-web-0')), metadata: { ...(await pvcs.get('data-web-0')).metadata, ownerReferences: [], finalizers: ['kubernetes.io/pvc-protection'] } } as never);
+    await pvcs.delete('data-web-0');
+    await syncCaches(f);
+    await assert.rejects(f.reconcile('default/web'), /pvc data-web-0 is being deleted/);
+    assert.deepEqual(created(f), [], 'not on a claim being deleted');
+    const claims = f.informers.informerFor(PersistentVolumeClaims) as unknown as { delete(o: unknown): void };
+    await pvcs.update({ ...(await pvcs.get('data-web-0')), metadata: { ...(await pvcs.get('data-web-0')).metadata, finalizers: [] } } as never);
+    claims.delete(stale);
+    await syncCaches(f);
+    await f.reconcile('default/web');
+    assert.deepEqual(created(f), ['web-0']);
+    assert.equal((await pvcs.get('data-web-0')).metadata.ownerReferences, undefined, 'a new claim, no owner in range');
   });
 
   test('Parallel creates every ordinal at once, and not again before the watch shows them', async () => {

@@ -3,19 +3,20 @@
  * identity (hostname, subdomain = serviceName, pod-name and pod-index labels) and storage (claims
  * `<template>-<set>-<ordinal>` from volumeClaimTemplates), OrderedReady or Parallel, RollingUpdate
  * with partition (and maxUnavailable) or OnDelete, ControllerRevisions for currentRevision /
- * updateRevision. Watches StatefulSets, Pods, ControllerRevisions; writes Pods,
- * PersistentVolumeClaims, ControllerRevisions, StatefulSet status and Events.
+ * updateRevision, and the claims' owner references as persistentVolumeClaimRetentionPolicy asks
+ * (claims.ts; the garbage collector deletes what they point at). Watches StatefulSets, Pods,
+ * ControllerRevisions, PersistentVolumeClaims; writes Pods, PersistentVolumeClaims,
+ * ControllerRevisions, StatefulSet status and Events.
  */
-import { ControllerRevisions, isAlreadyExists, isConflict, isNotFound, labelSelectorFromObject, lookupResource, PersistentVolumeClaims, Pods, StatefulSets, TerminalError, type ParsedLabelSelector, type PersistentVolumeClaim, type StatefulSetStatus } from '@mk8s/api';
+import { ControllerRevisions, isAlreadyExists, isConflict, isNotFound, labelSelectorFromObject, lookupResource, PersistentVolumeClaims, Pods, StatefulSets, TerminalError, type ParsedLabelSelector, type StatefulSetStatus } from '@mk8s/api';
 import { controllerOf, newControllerRef, objectKey, splitKey, type SharedInformer } from '@mk8s/client';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import { canonicalJson } from '../../util/hash.js';
 import { RevisionHistory, type RevisionObj } from '../../util/history.js';
 import { clone, type Obj } from '../../util/meta.js';
 import { claimObjects } from '../../util/ref-manager.js';
-import { applyRevision, claimName, computeStatus, newStatefulSetPod, planStatefulSet, podOrdinal, POD_INDEX_LABEL, POD_NAME_LABEL, type PodObj, type StsPlan, type STSObj } from './util.js';
-
-type PVCObj = Obj<PersistentVolumeClaim>;
+import { claimsFor, desiredClaimOwners, podClaimIsStale, type PVCObj } from './claims.js';
+import { applyRevision, computeStatus, newStatefulSetPod, planStatefulSet, podName, podOrdinal, startOrdinal, POD_INDEX_LABEL, POD_NAME_LABEL, type PodObj, type StsPlan, type STSObj } from './util.js';
 
 /** How long a created pod the watch has not shown counts as existing. */
 const UNSEEN_TIMEOUT_MS = 30_000;
@@ -26,6 +27,7 @@ export class StatefulSetController extends BaseController {
   readonly sets: SharedInformer<STSObj>;
   readonly pods: SharedInformer<PodObj>;
   readonly revisions: SharedInformer<RevisionObj>;
+  readonly claims: SharedInformer<PVCObj>;
   private readonly history: RevisionHistory;
   /** The last plan per set (for tests and `mkctl trace`-style logs). */
   readonly lastPlan = new Map<string, StsPlan>();
@@ -40,6 +42,7 @@ export class StatefulSetController extends BaseController {
     this.sets = ctx.informers.informerFor<STSObj>(StatefulSets);
     this.pods = ctx.informers.informerFor<PodObj>(Pods);
     this.revisions = ctx.informers.informerFor<RevisionObj>(ControllerRevisions);
+    this.claims = ctx.informers.informerFor<PVCObj>(PersistentVolumeClaims);
     this.history = new RevisionHistory({ client: (ns) => ctx.client.resource<RevisionObj>(ControllerRevisions, ns), ownerKind: StatefulSets });
     this.sets.addEventHandler({ onAdd: (s) => this.enqueue(objectKey(s)), onUpdate: (_, s) => this.enqueue(objectKey(s)), onDelete: (s) => this.enqueue(objectKey(s)) });
     const byOwner = (o: { metadata: PodObj['metadata'] }) => {
@@ -52,6 +55,17 @@ export class StatefulSetController extends BaseController {
     };
     this.pods.addEventHandler({ onAdd: byOwner, onUpdate: (o, p) => { byOwner(p); if (controllerOf(o)?.uid !== controllerOf(p)?.uid) byOwner(o); }, onDelete: byOwner });
     this.revisions.addEventHandler({ onAdd: byOwner as never, onUpdate: (_, r) => byOwner(r as never), onDelete: byOwner as never });
+    // A claim of `<template>-<set>-<ordinal>` that changes or goes may unblock that ordinal (a stale
+    // claim collected, a claim being deleted gone) or need its owner refs fixed.
+    const byClaimName = (c: PVCObj) => {
+      for (const set of this.sets.lister.list(c.metadata.namespace)) {
+        for (const t of set.spec?.volumeClaimTemplates ?? []) {
+          const prefix = `${t.metadata?.name ?? ''}-${set.metadata.name}-`;
+          if (c.metadata.name.startsWith(prefix) && /^\d+$/.test(c.metadata.name.slice(prefix.length))) { this.enqueue(objectKey(set)); break; }
+        }
+      }
+    };
+    this.claims.addEventHandler({ onAdd: byClaimName, onUpdate: (_, c) => byClaimName(c), onDelete: byClaimName });
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number } | void> {
@@ -87,7 +101,9 @@ export class StatefulSetController extends BaseController {
     const plan = planStatefulSet(set, planned, revs, now);
     this.lastPlan.set(key, plan);
     let err: unknown;
-    try { await this.execute(set, plan, revs, pods, signal); } catch (e) { err = e; }
+    // Claims first (upstream fixes the condemned pods' claims before deleting any pod): a pod
+    // scaled away must own its claims before it goes, or the garbage collector never takes them.
+    try { await this.fixClaimOwners(set, pods, signal); await this.execute(set, plan, revs, pods, signal); } catch (e) { err = e; }
     // Status from the pods as this sync leaves them (upstream counts its own writes the same way).
     const after = planned.filter((p) => !plan.actions.some((a) => a.type === 'delete' && a.pod === p.metadata.name && a.why !== 'failed'));
     for (const a of plan.actions) if (a.type === 'create') after.push(newStatefulSetPod(a.revision === revs.current ? revs.currentSet : revs.updateSet, a.ordinal, a.revision));
@@ -108,6 +124,9 @@ export class StatefulSetController extends BaseController {
         const src = (a.revision === revs.current ? revs.currentSet : revs.updateSet) as STSObj;
         const pod = newStatefulSetPod(src, a.ordinal, a.revision);
         pod.metadata.ownerReferences = [newControllerRef(set, StatefulSets)];
+        // A claim a previous pod of this ordinal still owns is about to be collected: wait for it
+        // to go (its delete event brings the set back).
+        if (podClaimIsStale(set, a.ordinal, undefined, (n) => this.claims.lister.get(`${set.metadata.namespace}/${n}`))) return;
         await this.createClaims(set, a.ordinal, signal);
         try {
           const made = await podClient.create(pod, { signal });
@@ -137,41 +156,58 @@ export class StatefulSetController extends BaseController {
         this.ctx.recorder.event(set, 'Warning', 'FailedDelete', 'delete Pod %v in StatefulSet %v failed error: %v', p.metadata.name, set.metadata.name, (err as Error).message);
         throw err;
       }
-      if (a.why === 'scale-down' && set.spec?.persistentVolumeClaimRetentionPolicy?.whenScaled === 'Delete') await this.deleteClaims(set, podOrdinal(set.metadata.name, p.metadata.name), signal);
     }));
   }
 
-  /** createPersistentVolumeClaims: the ordinal's claims, when PVCs are served; whenDeleted Delete makes the set their owner. */
+  /**
+   * createPersistentVolumeClaims: the ordinal's missing claims, when PVCs are served, with the
+   * owner refs the retention policy gives an ordinal in range. A claim being deleted blocks the
+   * pod (it would start on data about to go); its delete event brings the set back.
+   */
   private async createClaims(set: STSObj, ordinal: number, signal: AbortSignal): Promise<void> {
-    const templates = set.spec?.volumeClaimTemplates ?? [];
-    if (templates.length === 0 || !lookupResource('', 'persistentvolumeclaims')) return;
+    if (!set.spec?.volumeClaimTemplates?.length || !lookupResource('', 'persistentvolumeclaims')) return;
     const client = this.ctx.client.resource<PVCObj>(PersistentVolumeClaims, set.metadata.namespace);
-    for (const t of templates) {
-      const name = claimName(t.metadata?.name ?? '', set, ordinal);
-      const claim: PVCObj = {
-        apiVersion: 'v1', kind: 'PersistentVolumeClaim',
-        metadata: { name, namespace: set.metadata.namespace ?? 'default', labels: { ...(t.metadata?.labels ?? {}), ...(set.spec?.selector?.matchLabels ?? {}) }, ...(t.metadata?.annotations ? { annotations: { ...t.metadata.annotations } } : {}) },
-        spec: clone(t.spec ?? {}),
-      } as PVCObj;
-      if (set.spec?.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete') {
-        claim.metadata.ownerReferences = [{ ...newControllerRef(set, StatefulSets), controller: false }];
-      }
+    const pod = podName(set, ordinal);
+    for (const claim of claimsFor(set, ordinal).values()) {
+      const name = claim.metadata.name;
+      const cur = this.claims.lister.get(`${set.metadata.namespace}/${name}`);
+      if (cur?.metadata.deletionTimestamp) throw new Error(`pvc ${name} is being deleted`);
+      if (cur) continue;
+      const refs = desiredClaimOwners(claim, set, { metadata: { name: pod } }, false);
+      if (refs?.length) claim.metadata.ownerReferences = refs;
       try {
         await client.create(claim, { signal });
-        this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', 'create Claim %v Pod %v in StatefulSet %v success', name, `${set.metadata.name}-${ordinal}`, set.metadata.name);
+        this.ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', 'create Claim %v Pod %v in StatefulSet %v success', name, pod, set.metadata.name);
       } catch (err) {
         if (isAlreadyExists(err)) continue;
-        this.ctx.recorder.event(set, 'Warning', 'FailedCreate', 'create Claim %v for Pod %v in StatefulSet %v failed error: %v', name, `${set.metadata.name}-${ordinal}`, set.metadata.name, (err as Error).message);
+        this.ctx.recorder.event(set, 'Warning', 'FailedCreate', 'create Claim %v for Pod %v in StatefulSet %v failed error: %v', name, pod, set.metadata.name, (err as Error).message);
         throw err;
       }
     }
   }
 
-  private async deleteClaims(set: STSObj, ordinal: number, signal: AbortSignal): Promise<void> {
-    if (!lookupResource('', 'persistentvolumeclaims')) return;
+  /**
+   * UpdatePodClaimForRetentionPolicy for every pod of the set: claims of ordinals in range and of
+   * pods scaled away get the owner refs the policy asks for (claims.ts). Only what differs is written.
+   */
+  private async fixClaimOwners(set: STSObj, pods: PodObj[], signal: AbortSignal): Promise<void> {
+    if (!set.spec?.volumeClaimTemplates?.length || !lookupResource('', 'persistentvolumeclaims')) return;
     const client = this.ctx.client.resource<PVCObj>(PersistentVolumeClaims, set.metadata.namespace);
-    for (const t of set.spec?.volumeClaimTemplates ?? []) {
-      try { await client.delete(claimName(t.metadata?.name ?? '', set, ordinal), { signal }); } catch (err) { if (!isNotFound(err)) throw err; }
+    const start = startOrdinal(set), end = start + (set.spec?.replicas ?? 1);
+    for (const p of pods) {
+      const ord = podOrdinal(set.metadata.name, p.metadata.name);
+      if (ord < 0) continue;
+      for (const want of claimsFor(set, ord).values()) {
+        const cur = this.claims.lister.get(`${set.metadata.namespace}/${want.metadata.name}`);
+        if (!cur || cur.metadata.deletionTimestamp) continue;
+        const refs = desiredClaimOwners(cur, set, p, ord < start || ord >= end);
+        if (!refs) continue;
+        const next = clone(cur) as PVCObj;
+        next.metadata.ownerReferences = refs;
+        if (refs.length === 0) delete next.metadata.ownerReferences;
+        await client.update(next, { signal });
+        this.log.info({ claim: `${set.metadata.namespace}/${want.metadata.name}`, pod: p.metadata.name, owners: refs.map((r) => `${r.kind}/${r.name}`) }, 'Updated claim owner references for retention policy');
+      }
     }
   }
 

@@ -8,7 +8,7 @@ import { Status } from '../../framework/status.js';
 import { CycleState, NodeInfo, Snapshot, type Pod } from '../../framework/types.js';
 import { makeNode, makePod } from '../../testing/wrappers.js';
 import { testHandle } from '../../testing/framework.js';
-import { ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_UNBOUND_IMMEDIATE, VolumeBinding } from './volume-binding.js';
+import { bindingsDone, ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_UNBOUND_IMMEDIATE, VolumeBinding } from './volume-binding.js';
 
 const onNode = (n: string) => ({ required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [n] }] }] } });
 const pv = (name: string, o: { node?: string; cls?: string; claim?: string; phase?: string } = {}): PV => ({
@@ -17,9 +17,13 @@ const pv = (name: string, o: { node?: string; cls?: string; claim?: string; phas
     ...(o.node ? { nodeAffinity: onNode(o.node) } : {}), ...(o.claim ? { claimRef: { namespace: 'default', name: o.claim, uid: `uid-${o.claim}` } } : {}) },
   status: { phase: o.phase ?? 'Available' },
 });
-const pvc = (name: string, o: { cls?: string; volumeName?: string; selected?: string; deleting?: boolean } = {}): PVC => ({
+const pvc = (name: string, o: { cls?: string; volumeName?: string; selected?: string; deleting?: boolean; bindCompleted?: boolean } = {}): PVC => ({
   apiVersion: 'v1', kind: 'PersistentVolumeClaim',
-  metadata: { name, namespace: 'default', uid: `uid-${name}`, ...(o.selected ? { annotations: { 'volume.kubernetes.io/selected-node': o.selected } } : {}), ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+  metadata: {
+    name, namespace: 'default', uid: `uid-${name}`,
+    ...(o.selected || o.bindCompleted ? { annotations: { ...(o.selected ? { 'volume.kubernetes.io/selected-node': o.selected } : {}), ...(o.bindCompleted ? { 'pv.kubernetes.io/bind-completed': 'yes' } : {}) } } : {}),
+    ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
   spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: o.cls ?? '', volumeMode: 'Filesystem', ...(o.volumeName ? { volumeName: o.volumeName } : {}) },
   status: { phase: o.volumeName ? 'Bound' : 'Pending' },
 });
@@ -30,10 +34,13 @@ const podWith = (...claims: string[]): Pod => {
   return p;
 };
 
-function listers(claims: PVC[], volumes: PV[], classes: StorageClass[]): VolumeListers & { claims: Map<string, PVC> } {
+function listers(claims: PVC[], volumes: PV[], classes: StorageClass[]): VolumeListers & { claims: Map<string, PVC>; changed(): void } {
   const cm = new Map(claims.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, c]));
+  const waiters = new Set<() => void>();
   return {
     claims: cm,
+    changed: () => { for (const fn of [...waiters]) fn(); },
+    onChange: (fn) => { waiters.add(fn); return () => { waiters.delete(fn); }; },
     claim: (ns, n) => cm.get(`${ns}/${n}`),
     volume: (n) => volumes.find((v) => v.metadata.name === n),
     volumes: () => volumes,
@@ -89,8 +96,28 @@ test('VolumeBinding PreBind: sets selected-node on a claim to provision, claims 
   const dyn = await client.resource(PersistentVolumeClaims, 'default').get('dyn');
   assert.equal(dyn.metadata.annotations?.['volume.kubernetes.io/selected-node'], 'node-2');
   assert.equal(done, false, 'waits for the binder');
-  l.claims.set('default/dyn', pvc('dyn', { cls: 'standard', volumeName: 'pvc-1' }));
-  l.claims.set('default/static', pvc('static', { cls: 'manual', volumeName: 'local' }));
-  clock.step(100);
+  // volumeName without bind-completed: the binder is not done yet.
+  l.claims.set('default/dyn', pvc('dyn', { cls: 'standard', selected: 'node-2', volumeName: 'pvc-1' }));
+  l.claims.set('default/static', pvc('static', { cls: 'manual', volumeName: 'local', bindCompleted: true }));
+  l.changed();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(done, false, 'waits for bind-completed');
+  // Fully bound (upstream isPVCFullyBound): a cache change wakes PreBind, no timer needed.
+  l.claims.set('default/dyn', pvc('dyn', { cls: 'standard', selected: 'node-2', volumeName: 'pvc-1', bindCompleted: true }));
+  l.changed();
   assert.equal(await p, undefined);
+});
+
+test('VolumeBinding checkBindings: table', () => {
+  const pending = (claims: PVC[]) => ({ bound: [], delayed: claims.map((claim) => ({ claim, sc: classes[0] })), chosen: new Map() });
+  const cases: { name: string; at: PVC[]; now: PVC[]; want: boolean | Status }[] = [
+    { name: 'not bound yet, still selected', at: [pvc('a', { cls: 'standard' })], now: [pvc('a', { cls: 'standard', selected: 'node-1' })], want: false },
+    { name: 'selected node reset', at: [pvc('a', { cls: 'standard' })], now: [pvc('a', { cls: 'standard' })], want: Status.unschedulable('selectedNode annotation reset for PVC "a"') },
+    { name: 'claim gone', at: [pvc('a', { cls: 'standard' })], now: [], want: Status.unschedulable('persistentvolumeclaim "a" not found') },
+    { name: 'volumeName only', at: [pvc('a', { cls: 'standard' })], now: [pvc('a', { cls: 'standard', volumeName: 'v' })], want: false },
+    { name: 'fully bound', at: [pvc('a', { cls: 'standard' })], now: [pvc('a', { cls: 'standard', volumeName: 'v', bindCompleted: true })], want: true },
+  ];
+  for (const tc of cases) {
+    assert.deepEqual(bindingsDone(pending(tc.at), 'default', 'node-1', listers(tc.now, [], classes)), tc.want, tc.name);
+  }
 });

@@ -6,10 +6,11 @@
  * static PV that fits on the node, or a provisioner (only on the node already selected for it, if
  * any). Reserve: picks the static PVs for the chosen node. PreBind: writes the decision (PV
  * claimRef for static PVs, volume.kubernetes.io/selected-node on claims to provision) and waits
- * until the PV controller has bound every claim, then lets Bind go.
+ * until the PV controller has bound every claim (woken by the claim and volume caches), then lets
+ * Bind go.
  */
 import {
-  ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, claimClass, findMatchingVolume, isConflict, PersistentVolumeClaims, PersistentVolumes,
+  ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, claimClass, findMatchingVolume, isConflict, PersistentVolumeClaims, PersistentVolumes,
   type PV, type PVC, type StorageClass,
 } from '@mk8s/api';
 import type { FilterPlugin, Handle, PluginFactory, PreBindPlugin, PreFilterPlugin, ReservePlugin, VolumeListers } from '../../framework/interfaces.js';
@@ -27,7 +28,7 @@ const STATE_KEY = `PreFilter${NAME}`;
 /** How long PreBind waits for the PV controller to bind the claims (bindTimeoutSeconds, default 600). */
 export const DEFAULT_BIND_TIMEOUT_MS = 600_000;
 
-interface PodVolumes {
+export interface PodVolumes {
   /** Claims already bound, with their PVs (undefined when the PV is not in the cache yet). */
   bound: { claim: PVC; pv: PV | undefined }[];
   /** Unbound WaitForFirstConsumer claims with their class. */
@@ -35,6 +36,8 @@ interface PodVolumes {
   /** Set by Reserve: the static PV chosen per delayed claim (claim key → PV), the rest are provisioned. */
   chosen?: Map<string, PV>;
   node?: string;
+  /** Set by PreBind: the resourceVersion its own write gave each claim it patched (the caches lag behind it). */
+  written?: Map<string, string>;
 }
 
 const claimNames = (pod: Pod): string[] =>
@@ -144,23 +147,71 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, ReservePlug
           next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [ANN_BOUND_BY_CONTROLLER]: 'yes' };
           await client.resource(PersistentVolumes).update(next as never, { signal });
         } else if (d.claim.metadata.annotations?.[ANN_SELECTED_NODE] !== nodeName) {
-          await client.resource(PersistentVolumeClaims, ns).patch(d.claim.metadata.name, 'merge', { metadata: { annotations: { [ANN_SELECTED_NODE]: nodeName } } }, { signal });
+          const made = await client.resource(PersistentVolumeClaims, ns).patch(d.claim.metadata.name, 'merge', { metadata: { annotations: { [ANN_SELECTED_NODE]: nodeName } } }, { signal });
+          (pv.written ??= new Map()).set(keyOf(d.claim), made.metadata.resourceVersion ?? '');
         }
       }
     } catch (err) {
       return isConflict(err) ? Status.unschedulable('failed to bind volumes: the object has been modified') : Status.error(err);
     }
-    // Wait for the PV controller (and the provisioner) to bind every claim.
+    // Wait for the PV controller (and the provisioner) to bind every claim, woken by the caches.
+    return this.waitForBindings(pv, ns, nodeName, signal);
+  }
+
+  /**
+   * checkBindings until every delayed claim is fully bound (upstream isPVCFullyBound: volumeName
+   * and bind-completed, the binder's last spec write; its status write may still be on its way, and
+   * the kubelet waits for that one). Fails when a claim went, was re-created, or lost its selected
+   * node meanwhile.
+   */
+  private async waitForBindings(pv: PodVolumes, ns: string, nodeName: string, signal: AbortSignal): Promise<Status | undefined> {
+    const v = this.handle.volumes!;
     const deadline = this.handle.clock.now() + this.bindTimeoutMs;
-    for (;;) {
-      // Fully bound (status too): the kubelet mounts only a Bound claim, and retries a FailedMount late.
-      const pending = pv.delayed.filter((d) => this.handle.volumes!.claim(ns, d.claim.metadata.name)?.status?.phase !== 'Bound');
-      if (pending.length === 0) return undefined;
-      if (signal.aborted) return Status.error(signal.reason);
-      if (this.handle.clock.now() > deadline) return Status.error(new Error('binding volumes: context deadline exceeded'));
-      await this.handle.clock.sleep(50, signal).catch(() => undefined);
+    let wake: (() => void) | undefined;
+    const unsubscribe = v.onChange?.(() => wake?.());
+    try {
+      for (;;) {
+        const r = bindingsDone(pv, ns, nodeName, v);
+        if (r instanceof Status) return r;
+        if (r) return undefined;
+        if (signal.aborted) return Status.error(signal.reason);
+        const left = deadline - this.handle.clock.now();
+        if (left <= 0) return Status.error(new Error('binding volumes: context deadline exceeded'));
+        // A change in the caches wakes this at once; the timer is the fallback for listers without onChange.
+        const ac = new AbortController();
+        const onAbort = () => ac.abort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        wake = () => ac.abort();
+        await this.handle.clock.sleep(Math.min(left, v.onChange ? 1000 : 50), ac.signal).catch(() => undefined);
+        signal.removeEventListener('abort', onAbort);
+        wake = undefined;
+      }
+    } finally {
+      unsubscribe?.();
     }
   }
+}
+
+/** checkBindings for one look at the caches: true when all delayed claims are fully bound, a Status when binding failed. */
+export function bindingsDone(pv: PodVolumes, ns: string, nodeName: string, v: VolumeListers): boolean | Status {
+  for (const d of pv.delayed) {
+    const claim = v.claim(ns, d.claim.metadata.name);
+    if (!claim) return Status.unschedulable(`persistentvolumeclaim "${d.claim.metadata.name}" not found`);
+    if (claim.metadata.uid !== d.claim.metadata.uid) return Status.unschedulable(`persistentvolumeclaim "${d.claim.metadata.name}" was recreated`);
+    const volumeName = claim.spec?.volumeName;
+    if (!volumeName) {
+      // Still to provision: the scheduler's choice must still be on the claim (once the cache has
+      // caught up with the write that put it there: upstream assumes its write into the cache).
+      const written = Number(pv.written?.get(keyOf(d.claim)) ?? 0);
+      if (written > Number(claim.metadata.resourceVersion ?? 0)) return false;
+      if (!pv.chosen?.has(keyOf(d.claim)) && claim.metadata.annotations?.[ANN_SELECTED_NODE] !== nodeName) {
+        return Status.unschedulable(`selectedNode annotation reset for PVC "${claim.metadata.name}"`);
+      }
+      return false;
+    }
+    if (claim.metadata.annotations?.[ANN_BIND_COMPLETED] === undefined) return false;
+  }
+  return true;
 }
 
 export const create: PluginFactory = (args, handle) =>
