@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Services, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -28,6 +28,7 @@ import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
+import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookAdmission, validatingWebhookAdmission, type WebhookAdmissionOptions, type WebhookConfiguration } from './admissionregistration/index.js';
 import { certificatesAdmission } from './admission/plugins/certificates.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -208,8 +209,23 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       now: () => clock.now(),
     }));
   }
+  // Admission webhooks last, as upstream orders MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+  const webhookAdmission = () => {
+    const source = (r: ResourceDescriptor) => ({ list: async () => (await registry!.get(r)!.list('', { resourceVersion: '0' })).items as WebhookConfiguration[] });
+    const opts: WebhookAdmissionOptions = {
+      validating: source(ValidatingWebhookConfigurations), mutating: source(MutatingWebhookConfigurations),
+      namespaceLabels: async (name) => (await lifecycle.getNamespace(name))?.metadata.labels ?? undefined,
+      resolveService: async (ns, name, port) => {
+        const svc = await registry!.get(Services)!.get(ns, name) as { spec?: { clusterIP?: string } };
+        const ip = svc.spec?.clusterIP;
+        if (!ip || ip === 'None') throw new Error(`service "${ns}/${name}" has no cluster IP`);
+        return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+      },
+    };
+    return [mutatingWebhookAdmission(opts), validatingWebhookAdmission(opts)];
+  };
   const admission = [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
-    ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])];
+    ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? []), ...webhookAdmission()];
   // Custom objects go through the same chain (NamespaceLifecycle, quota, the caller's plugins).
   const crAdmission = admission;
   registry = createRegistry({

@@ -10,6 +10,7 @@ import { Registry } from './registry.js';
 import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
 import { crdStrategy } from '../apiextensions/crd-strategy.js';
 import { CustomResourceDefinitions } from '../apiextensions/types.js';
+import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookStrategy, validatingWebhookStrategy } from '../admissionregistration/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -77,6 +78,9 @@ export function createRegistry(o: RegistryOptions): Registry {
   }
   // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
   reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
+  // admissionregistration.k8s.io: the webhooks the admission chain calls.
+  reg.add({ descriptor: ValidatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: validatingWebhookStrategy }), subresources: new Map() });
+  reg.add({ descriptor: MutatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: mutatingWebhookStrategy }), subresources: new Map() });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }
