@@ -18,6 +18,8 @@ command -v ip >/dev/null         || need+=(iproute2)
 command -v conntrack >/dev/null  || need+=(conntrack)
 # The official Python client, for the e2e tests that drive the cluster with it (Debian's python3).
 [ -d /usr/lib/python3/dist-packages/kubernetes ] || need+=(python3-kubernetes)
+# Debian's Prometheus, for the e2e scrape test of every component (test/e2e/prometheus.e2e.test.ts).
+command -v prometheus >/dev/null || need+=(prometheus)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive

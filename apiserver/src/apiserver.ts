@@ -152,7 +152,13 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         }
         // Caches start now, as upstream's do at startup: a watch from a list's resourceVersion must not
         // find a cache that began after it (that would be a 410 for every first watcher).
-        if (cacher) await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
+        if (cacher) {
+          await Promise.all(SERVED_RESOURCES.map((r) => cacher.warm(registryPrefix(r))));
+          // Resources added later (custom resources) start caching as soon as they are served.
+          const a = app as FastifyInstance & { registry: Registry };
+          for (const e of a.registry.entries()) if (e.store) void cacher.warm(registryPrefix(e.descriptor));
+          a.registry.onChange((c) => { if (c.type === 'added' && c.entry.store) void cacher.warm(registryPrefix(c.entry.descriptor)).catch(() => undefined); });
+        }
         const advertise = cfg.advertiseAddress ?? hosts.find((h) => !isLoopback(h) && h !== '0.0.0.0' && h !== '::');
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };

@@ -3,7 +3,7 @@
  * Every request goes through the named stages authentication → authorization → (handler:
  * decoding → admission (mutating) → strategy + validation → admission (validating) → storage).
  */
-import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import { ApiError, applyDefaults, applyDefaultsInPlace, LimitRanges, Services, Namespaces, ResourceQuotas, Nodes, Pods, PriorityClasses, RESOURCES, Secrets, ServiceAccounts, StorageClasses, registryPrefix, validateObject, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { setMaxListeners } from 'node:events';
@@ -27,6 +27,9 @@ import { ResourceQuotaAdmission } from './admission/plugins/resource-quota.js';
 import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
+import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
+import { Aggregator, APIServices, proxyToBackend } from './apiregistration/index.js';
+import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookAdmission, validatingWebhookAdmission, type WebhookAdmissionOptions, type WebhookConfiguration } from './admissionregistration/index.js';
 import { certificatesAdmission } from './admission/plugins/certificates.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
 import type { ServiceAccountTokenIssuer } from './auth/service-account.js';
@@ -207,9 +210,27 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
       now: () => clock.now(),
     }));
   }
+  // Admission webhooks last, as upstream orders MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+  const webhookAdmission = () => {
+    const source = (r: ResourceDescriptor) => ({ list: async () => (await registry!.get(r)!.list('', { resourceVersion: '0' })).items as WebhookConfiguration[] });
+    const opts: WebhookAdmissionOptions = {
+      validating: source(ValidatingWebhookConfigurations), mutating: source(MutatingWebhookConfigurations),
+      namespaceLabels: async (name) => (await lifecycle.getNamespace(name))?.metadata.labels ?? undefined,
+      resolveService: async (ns, name, port) => {
+        const svc = await registry!.get(Services)!.get(ns, name) as { spec?: { clusterIP?: string } };
+        const ip = svc.spec?.clusterIP;
+        if (!ip || ip === 'None') throw new Error(`service "${ns}/${name}" has no cluster IP`);
+        return `${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
+      },
+    };
+    return [mutatingWebhookAdmission(opts), validatingWebhookAdmission(opts)];
+  };
+  const admission = [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
+    ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? []), ...webhookAdmission()];
+  // Custom objects go through the same chain (NamespaceLifecycle, quota, the caller's plugins).
+  const crAdmission = admission;
   registry = createRegistry({
-    storage: o.storage, clock, admission: [new DefaultPodFields(), priority, lifecycle, trackNamespaceDeletes, ...storageAdmission,
-      ...certificatesAdmission(authorizers), ...optional, ...(o.admission ?? [])],
+    storage: o.storage, clock, admission,
     defaulter: (r, obj) => applyDefaults(r, obj),
     defaulterInPlace: (r, obj) => applyDefaultsInPlace(r, obj),
     validator: (r, obj, old) => validateObject(r, obj, old, o.serviceNodePortRange ? { service: { nodePortRange: o.serviceNodePortRange } } : {}),
@@ -430,7 +451,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e) })) },
   });
   registerOpenApi(app, {
-    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi })) },
+    source: { generation: () => registry.generation, resources: () => registry.entries().map((e) => ({ descriptor: e.descriptor, subresources: resolved(e), schemas: e.openapi, refusedPatchTypes: e.unsupportedPatchTypes })) },
   });
   for (const p of o.plugins ?? []) await p(app);
 
@@ -457,6 +478,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = req.requestInfo;
     if (!info.resourceRequest) throw notFoundError();
+    const backend = aggregator.backendFor(info.group, info.version);
+    if (backend) return proxyToBackend(backend, req, reply, req.user);
     const rc: RequestContext = { user: req.user, dryRun: false, warnings: [] };
     req.warnings = rc.warnings;
     return handleResourceRequest(deps, info, rc, req, reply);
@@ -501,6 +524,20 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
         writeStatus(socket, apiErr);
       }
     })();
+  });
+
+  // CustomResourceDefinitions: served once established, their objects removed when they go.
+  const crdController = new CrdController({
+    registry, crds: registry.get(CustomResourceDefinitions)!, clock, logger: o.logger,
+    storage: o.storage, admission: crAdmission,
+  });
+  // API aggregation: APIServices' groups proxied to their Services' endpoints.
+  const aggregator = new Aggregator({ registry, apiServices: registry.get(APIServices)!, clock, logger: o.logger });
+  app.addHook('onReady', async () => {
+    void aggregator.run(closing.signal);
+    void crdController.run(closing.signal);
+    // Existing CRDs are served before the server reports ready (bounded: etcd may be down).
+    await Promise.race([crdController.synced, new Promise<void>((r) => { const t = setTimeout(r, 5000); t.unref(); })]);
   });
 
   if (o.bootstrapNamespaces ?? true) {

@@ -9,7 +9,8 @@
  *
  * The apiserver runs in its own process (as etcd does for the raw floor), started from source with
  * tsx; BENCH_INPROC=1 runs it inside the bench process instead, BENCH_CPU_PROF=DIR writes a
- * `node --cpu-prof` profile of the apiserver process to DIR, BENCH_APISERVER_MAIN=FILE runs another
+ * `node --cpu-prof` profile of the apiserver process to DIR, BENCH_ONLY=crd runs only the custom-resource
+ * phase (crd.ts: custom object creates/s ÷ ConfigMap creates/s, goal ≥ 0.9), BENCH_APISERVER_MAIN=FILE runs another
  * checkout's apiserver/src/main.ts (A/B), BENCH_ONLY=creates skips LIST and watch. A second server's creates follow ours in
  * every round: skeleton.ts, the stack's own floor, by default; BENCH_AB_MAIN=FILE another main.ts (an
  * A/B of CPU per create); BENCH_AB_MAIN=none none.
@@ -24,6 +25,7 @@ import { Etcd3 } from 'etcd3';
 import { Pool, request } from 'undici';
 import { startEtcdCluster, startTestApiServer } from '@mk8s/apiserver/testing';
 import { fmt, printHeader, printRow, runConcurrent, summarize } from '../lib.js';
+import { benchCustomResources } from './crd.js';
 
 const CREATES = Number(process.env['BENCH_CREATES'] ?? 6000);
 const IN_FLIGHT = 64;
@@ -37,6 +39,8 @@ const ROUNDS = 6;
 const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 6000);
 // BENCH_ONLY=creates: only the create rounds (a profile of the create path, a quicker A/B).
 const ONLY_CREATES = process.env['BENCH_ONLY'] === 'creates';
+const ONLY_CRD = process.env['BENCH_ONLY'] === 'crd';
+const CRD_CREATES = Number(process.env['BENCH_CRD_CREATES'] ?? 3000);
 
 const podBody = (ns: string, name: string) => ({
   apiVersion: 'v1', kind: 'Pod',
@@ -68,7 +72,14 @@ async function main(): Promise<void> {
     if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${text}`);
     return text;
   };
+  const get = async (path: string) => { const res = await pool.request({ method: 'GET', path }); return { status: res.statusCode, body: await res.body.text() }; };
+  const crdPhase = () => benchCustomResources((p, b) => post(p, b), get, { creates: CRD_CREATES, inFlight: IN_FLIGHT, rounds: ROUNDS, warmup: Math.min(WARMUP, 2000) });
   try {
+    if (ONLY_CRD) {
+      printHeader(`bench/apiserver, custom resources (${CRD_CREATES} creates each, ${IN_FLIGHT} in flight, alternating in ${ROUNDS} rounds; load average ${fmt(load0, 1)})`);
+      await crdPhase();
+      return;
+    }
     for (const ns of ['bench-warmup', 'bench-create', 'bench-list', 'bench-watch']) await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 
     // 1+2. Creates: raw etcd txn (create-if-absent, as the apiserver does) vs POST through the apiserver.
@@ -244,6 +255,7 @@ async function main(): Promise<void> {
     printCreates(load0);
     printRow(`LIST ${LIST_SIZE} pods (ms, p50 of 5)`, fmt(listMs), fmt(rangeMs), fmt(listMs / rangeMs), '≤ 1×');
     printRow('watch delivery p99 (ms)', fmt(apiWatch.p99), fmt(rawWatch.p99), fmt(apiWatch.p99 / rawWatch.p99), '≤ 2×');
+    await crdPhase();
   } finally {
     await pool.close();
     await poolB?.close();

@@ -5,7 +5,7 @@
  * Level-driven: every event enqueues one key and the reconcile reads the whole Node list.
  */
 import { Nodes, type KubeObject, type Named, type Node } from '@mk8s/api';
-import { createRateLimitingQueue, runWorkers, type Reconciler, type SharedInformer, type SharedInformerFactory } from '@mk8s/client';
+import { createRateLimitingQueue, runWorkers, type Reconciler, type SharedInformer, type SharedInformerFactory, type WorkqueueMetricsProvider } from '@mk8s/client';
 import type { Logger } from '@mk8s/component-base';
 import { IprouteRouteOps, type HostGwRoute, type RouteOps } from './route-ops.js';
 import { writeConflist } from './conflist.js';
@@ -25,6 +25,8 @@ export interface NodeRouteAgentOptions {
   cniConfDir?: string;
   /** Allocation dir written into the conflist. @default /var/lib/cni/mk8s-bridge/<nodeName> */
   cniDataDir?: string;
+  /** workqueue_* metrics of the agent's queue (kube-proxy passes its registry's provider). @default none */
+  queueMetrics?: WorkqueueMetricsProvider;
 }
 
 /** desiredRoutes is the pure heart of the agent: other nodes' podCIDRs via their InternalIPs. */
@@ -47,10 +49,11 @@ export function desiredRoutes(nodes: readonly Node[], self: string): HostGwRoute
 export class NodeRouteAgent implements Reconciler {
   private readonly nodes: SharedInformer<NodeObj>;
   private readonly routes: RouteOps;
-  private readonly queue = createRateLimitingQueue<string>({ name: 'node-routes' });
+  private readonly queue: ReturnType<typeof createRateLimitingQueue<string>>;
   private lastPodCidr = '';
 
   constructor(private readonly o: NodeRouteAgentOptions) {
+    this.queue = createRateLimitingQueue<string>({ name: 'node-routes', ...(o.queueMetrics ? { metricsProvider: o.queueMetrics } : {}) });
     this.nodes = o.informers.informerFor<NodeObj>(Nodes);
     this.routes = o.routes ?? new IprouteRouteOps();
     const enqueue = () => this.queue.add(KEY);

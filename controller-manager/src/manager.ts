@@ -30,6 +30,7 @@ import { StatefulSetController } from './controllers/statefulset/statefulset.js'
 import { DisruptionController } from './controllers/disruption/disruption.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { CsrSigningController } from './controllers/certificates/signer.js';
+import { CsrApprovingController } from './controllers/certificates/approver.js';
 import { PersistentVolumeController } from './controllers/persistentvolume/pv-controller.js';
 import { PVCProtectionController, PVProtectionController } from './controllers/persistentvolume/protection.js';
 import { LocalPathProvisioner } from './controllers/localpath/local-path-provisioner.js';
@@ -141,6 +142,7 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
       ...(cfg.clusterSigningDurationMs !== undefined ? { durationMs: cfg.clusterSigningDurationMs } : {}),
     }) : undefined),
   },
+  csrapproving: { component: 'csrapproving-controller', aliases: ['certificatesigningrequest-approving-controller'], create: (ctx) => new CsrApprovingController(ctx) },
   disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
 };
 

@@ -4,7 +4,7 @@
  * own beyond the IP cache: everything is read from Docker labels, so a restarted shim resumes.
  */
 import type {
-  AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerLogsOptions, ContainerStats, ContainerStatsFilter,
+  AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerLogsOptions, ContainerStats, ContainerStatsFilter, PodSandboxStats, PodSandboxStatsFilter,
   ContainerStatus, ExecIO, ExecRequest, ExecSyncResult, Image, ImageFsInfo, ImageService, ImageSpec, LogChunk, PodSandbox,
   PodSandboxConfig, PodSandboxFilter, PodSandboxStatus, RuntimeConfig, RuntimeService, RuntimeStatus, VersionInfo,
 } from '@mk8s/proto';
@@ -25,6 +25,7 @@ import { exec, execSync } from './exec.js';
 import { attach } from './container-attach.js';
 import { containerLogs, reopenContainerLog } from './container-logs.js';
 import { containerStats, listContainerStats } from './container-stats.js';
+import { listPodSandboxStats } from './sandbox-stats.js';
 import { status, updateRuntimeConfig } from './runtime-status.js';
 import { listImages } from './image-list.js';
 import { imageStatus } from './image-status.js';
@@ -54,6 +55,7 @@ export class DockerRuntimeService implements RuntimeService {
   reopenContainerLog(id: string): Promise<void> { return reopenContainerLog(this.ctx, id); }
   containerStats(id: string): Promise<ContainerStats> { return containerStats(this.ctx, id); }
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> { return listContainerStats(this.ctx, filter); }
+  listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> { return listPodSandboxStats(this.ctx, filter); }
   updateRuntimeConfig(config: RuntimeConfig): Promise<void> { return updateRuntimeConfig(this.ctx, config); }
   status(): Promise<RuntimeStatus> { return status(this.ctx); }
 }

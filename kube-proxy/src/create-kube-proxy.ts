@@ -5,7 +5,7 @@
  * route agent of @mk8s/cni in this process (host-gw routes + the CNI conflist; see README).
  */
 import { EndpointSlices, Services } from '@mk8s/api';
-import { createClientset, newInformerFactory, newRestClientMetrics, type Clientset } from '@mk8s/client';
+import { createClientset, newInformerFactory, newRestClientMetrics, newWorkqueueMetricsProvider, type Clientset } from '@mk8s/client';
 import { newRegistry, realClock, serveHealth, silentLogger, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import { NodeRouteAgent } from '@mk8s/cni';
 import { ExecIptablesRunner, type IptablesRunner } from './iptables.js';
@@ -63,7 +63,7 @@ export function createKubeProxy(cfg: KubeProxyConfig): KubeProxyComponent {
     clock, logger: log.child({ component: 'proxier' }), metrics,
   });
   const agent = cfg.routeAgent
-    ? new NodeRouteAgent({ nodeName: cfg.nodeName, informers: factory, logger: log.child({ component: 'route-agent' }), ...(cfg.routeAgent.cniConfDir ? { cniConfDir: cfg.routeAgent.cniConfDir } : {}), ...(cfg.routeAgent.cniDataDir ? { cniDataDir: cfg.routeAgent.cniDataDir } : {}) })
+    ? new NodeRouteAgent({ nodeName: cfg.nodeName, informers: factory, queueMetrics: newWorkqueueMetricsProvider(registry), logger: log.child({ component: 'route-agent' }), ...(cfg.routeAgent.cniConfDir ? { cniConfDir: cfg.routeAgent.cniConfDir } : {}), ...(cfg.routeAgent.cniDataDir ? { cniDataDir: cfg.routeAgent.cniDataDir } : {}) })
     : undefined;
   let markReady!: () => void;
   const ready = new Promise<void>((r) => { markReady = r; });

@@ -20,6 +20,7 @@ import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
+import { ObjectCache } from './object-cache.js';
 import type { ConfigMapObj, NodeObj, PodObj, PvcObj, PvObj, SecretObj } from './objects.js';
 import { GenericPleg } from './pleg.js';
 import { PodCache } from './pod-cache.js';
@@ -29,6 +30,8 @@ import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
 import { serveKubelet, type KubeletServerOptions } from './server.js';
 import { computePodStatus, type PodRuntimeState } from './status.js';
 import { StatusManager } from './status-manager.js';
+import { newKubeletMetrics } from './metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface KubeletConfig {
   nodeName: string;
@@ -54,10 +57,14 @@ export interface KubeletConfig {
   clusterDNS?: string[];
   /** @default 'cluster.local' */
   clusterDomain?: string;
+  /** The kubelet's metrics registry (/metrics on the API port and the health port). @default newRegistry() */
+  registry?: Registry;
   /** PLEG relist period. @default 1000 */
   relistPeriodMs?: number;
   /** Every pod is synced at least this often (ConfigMap/Secret volumes refresh). @default 20_000 */
   resyncPeriodMs?: number;
+  /** ConfigMaps and Secrets read for volumes and env are reused this long (object-cache.ts). @default 5000 */
+  configCacheTtlMs?: number;
   /** Orphan cleanup period. @default 2000 */
   housekeepingPeriodMs?: number;
   informers?: SharedInformerFactory;
@@ -94,13 +101,17 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const tokens = new ServiceAccountTokenManager({
     request: (ns, sa, body) => client.resource(ServiceAccounts, ns).createSubresource(sa, 'token', body), now: () => clock.now(),
   });
+  // ConfigMaps and Secrets of volumes and env: one cached read shared by every pod and sync (object-cache.ts).
+  const ttlMs = cfg.configCacheTtlMs ?? 5_000;
+  const configMaps = new ObjectCache<ConfigMapObj>({ clock, ttlMs, fetch: async (ns, name) => {
+    try { return await client.resource<ConfigMapObj>(ConfigMaps, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
+  const secrets = new ObjectCache<SecretObj>({ clock, ttlMs, fetch: async (ns, name) => {
+    try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
   const configs: ConfigSource = {
-    async configMap(ns, name) {
-      try { return await client.resource<ConfigMapObj>(ConfigMaps, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
-    async secret(ns, name) {
-      try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
+    configMap: (ns, name) => configMaps.get(ns, name),
+    secret: (ns, name) => secrets.get(ns, name),
     serviceAccountToken: (pod, req) => tokens.get(pod, req),
     async persistentVolumeClaim(ns, name) {
       try { return await client.resource<PvcObj>(PersistentVolumeClaims, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
@@ -129,6 +140,8 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const nodeStatus = new NodeStatusManager({ client, runtime, recorder, clock, logger, nodeName, nodeIP: cfg.nodeIP, rootDir: cfg.rootDir, ...(cfg.port && cfg.port > 0 ? { kubeletPort: cfg.port } : {}) });
 
   const cache = new PodCache();
+  const registry = cfg.registry ?? newRegistry();
+  const metrics = newKubeletMetrics(registry, nodeName);
 
   const status = (pod: Pod, rt: PodRuntimeState, terminating: boolean) => {
     const uid = pod.metadata?.uid ?? '';
@@ -155,6 +168,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // is reported Running without waiting for the next relist; written in the background.
     const st = status(pod, rt, false);
     statuses.queueStatus(pod, st);
+    metrics.podPhase(uid, st.phase, clock.now());
     if ((st.phase === 'Succeeded' || st.phase === 'Failed') && pod.status?.phase !== st.phase) {
       // Stop what may still run (sidecars) now that the pod is terminal.
       probes.remove(uid);
@@ -211,6 +225,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
 
   const pleg = new GenericPleg({
     runtime, clock, logger, cache, inspect: (sbs, cs) => runtimeManager.inspect(sbs, cs),
+    onRelist: (r) => metrics.observeRelist(r),
     ...(cfg.relistPeriodMs ? { relistPeriodMs: cfg.relistPeriodMs } : {}),
     onEvent: (ev) => {
       logger.trace({ event: ev }, 'Pod lifecycle event');
@@ -225,12 +240,14 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // The PLEG's last relist already knows every owner; listing again would double Docker's load.
     const owners = pleg.podUids();
     for (const uid of owners) if (!pods.has(uid) && !workers.isRunning(uid)) workers.enqueue(uid);
+    configMaps.prune(); secrets.prune();
   };
 
   podInformer.addEventHandler({
     onAdd: (p) => {
       const uid = p.metadata.uid ?? '';
       pods.set(uid, p);
+      metrics.podSeen(uid, clock.now());
       // Upstream's "SyncLoop ADD" (V(2)): when the pod reached this kubelet, for startup timelines.
       logger.info({ pod: `${p.metadata.namespace}/${p.metadata.name}`, podUid: uid }, 'Pod added');
       workers.enqueue(uid);
@@ -243,7 +260,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         isDeepStrictEqual(o.spec, p.spec) && isDeepStrictEqual(o.metadata.labels, p.metadata.labels) && isDeepStrictEqual(o.metadata.annotations, p.metadata.annotations);
       if (!same) workers.enqueue(uid);
     },
-    onDelete: (p) => { const uid = p.metadata.uid ?? ''; pods.delete(uid); workers.enqueue(uid); },
+    onDelete: (p) => { const uid = p.metadata.uid ?? ''; pods.delete(uid); metrics.podForgotten(uid); workers.enqueue(uid); },
   });
   nodeInformer.addEventHandler({ onAdd: (n) => nodeStatus.onNode(n), onUpdate: (_o, n) => nodeStatus.onNode(n) });
 
@@ -270,6 +287,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
             port: cfg.port ?? 10250, host: cfg.address ?? '0.0.0.0', runtime, logger, nodeName,
             pods: () => [...pods.values()],
             podRuntime: (uid) => runtimeManager.getPodStatus(uid),
+            registry,
             ...cfg.server,
           });
           apiPort = srv.port;
@@ -277,7 +295,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
         }
         if (cfg.healthPort !== undefined) {
           const h = await serveHealth({
-            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry: newRegistry(),
+            port: cfg.healthPort, host: cfg.healthBindAddress ?? '127.0.0.1', registry,
             isReady: () => podInformer.hasSynced(), isHealthy: () => pleg.healthy(),
           });
           closers.push(h.close);

@@ -62,6 +62,8 @@ export interface GenericPlegOptions {
   cache?: PodCache;
   /** Reads a pod's full state from its listed sandboxes and containers (KubeRuntimeManager.inspect). */
   inspect?: (sandboxes: PodSandbox[], containers: Container[]) => Promise<PodRuntimeState>;
+  /** Called after every successful relist with what it listed and its duration (the kubelet's PLEG metrics). */
+  onRelist?: (o: { startMs: number; durationMs: number; sandboxes: PodSandbox[]; containers: Container[] }) => void;
 }
 
 export class GenericPleg {
@@ -104,6 +106,7 @@ export class GenericPleg {
       cache.updateTime(startMs);
     }
     this.lastRelistMs = this.o.clock.now();
+    this.o.onRelist?.({ startMs, durationMs: this.lastRelistMs - startMs, sandboxes, containers });
     for (const ev of events) this.o.onEvent(ev);
     return events;
   }

@@ -12,11 +12,12 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { silentLogger } from '@mk8s/component-base';
+import { newRegistry, silentLogger } from '@mk8s/component-base';
 import { ensureCa, ensurePki, issueCertificate, type PkiPaths } from '@mk8s/component-base/pki';
 import { FakeRuntimeService } from '@mk8s/proto/testing';
 import type { Pod } from '@mk8s/api';
 import { serveKubelet } from './server.js';
+import { newKubeletMetrics } from './metrics.js';
 import { requestAttributes, type KubeletRequestAttributes, type KubeletUser } from './server-auth.js';
 
 interface Creds { cert?: string; key?: string }
@@ -26,6 +27,7 @@ describe('kubelet API over TLS', () => {
   let pki: PkiPaths;
   let ca: string;
   let srv: Awaited<ReturnType<typeof serveKubelet>>;
+  const registry = newRegistry();
   const asked: [KubeletUser, KubeletRequestAttributes][] = [];
   const creds: Record<string, Creds> = {};
 
@@ -55,15 +57,19 @@ describe('kubelet API over TLS', () => {
     const rt = new FakeRuntimeService();
     const sbCfg = { metadata: { name: 'web', namespace: 'default', uid: 'u1', attempt: 0 }, labels: { 'io.kubernetes.pod.uid': 'u1' } };
     const sb = await rt.runPodSandbox(sbCfg);
-    const id = await rt.createContainer(sb, { metadata: { name: 'app', attempt: 0 }, image: { image: 'busybox:latest' }, labels: { 'io.kubernetes.pod.uid': 'u1' } }, sbCfg);
+    const id = await rt.createContainer(sb, { metadata: { name: 'app', attempt: 0 }, image: { image: 'busybox:latest' },
+      labels: { 'io.kubernetes.pod.uid': 'u1', 'io.kubernetes.pod.name': 'web', 'io.kubernetes.pod.namespace': 'default', 'io.kubernetes.container.name': 'app' } }, sbCfg);
     await rt.startContainer(id);
     rt.appendLog(id, 'stdout', 'hello from app\n');
     const pod: Pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'busybox' }] } } as Pod;
     const serving = await read(pki.kubelets['node-1']!.serving);
+    rt.sandboxNetwork.set(sb, { rxBytes: 1234, txBytes: 567 });
+    newKubeletMetrics(registry, 'node-1').observeRelist({ startMs: 0, durationMs: 12, sandboxes: await rt.listPodSandbox(), containers: await rt.listContainers() });
     srv = await serveKubelet({
       port: 0, host: '127.0.0.1', runtime: rt, logger: silentLogger(), nodeName: 'node-1',
       pods: () => [pod],
       podRuntime: async (uid) => ({ sandboxes: [], containers: uid === 'u1' ? [await rt.containerStatus(id)] : [] }),
+      registry,
       tls: { cert: serving.cert, key: serving.key, clientCA: ca },
       auth: {
         // What the apiserver's SubjectAccessReview answers: system:masters may, a node may not proxy to another node.
@@ -112,6 +118,22 @@ describe('kubelet API over TLS', () => {
     assert.equal(checked, PATHS.length * METHODS.length * 2);
     // The subresources of upstream's mapping all occur.
     assert.deepEqual([...new Set(PATHS.map((p) => requestAttributes('node-1', 'GET', p).subresource))].sort(), ['checkpoint', 'log', 'metrics', 'proxy', 'spec', 'stats']);
+  });
+
+  test('/metrics and /metrics/cadvisor answer an identity allowed nodes/metrics, with the kubelet and cAdvisor series', async () => {
+    const m = await get('/metrics', creds['apiserver']!);
+    assert.equal(m.code, 200);
+    assert.deepEqual(asked.at(-1)![1], { verb: 'get', resource: 'nodes', subresource: 'metrics', name: 'node-1' });
+    assert.match(m.body, /^kubelet_running_pods 1$/m);
+    assert.match(m.body, /^kubelet_running_containers\{container_state="running"\} 1$/m);
+    assert.match(m.body, /^kubelet_pleg_relist_duration_seconds_count 1$/m);
+    assert.match(m.body, /^process_resident_memory_bytes /m);
+    const c = await get('/metrics/cadvisor', creds['apiserver']!);
+    assert.equal(c.code, 200);
+    assert.match(c.body, /^container_cpu_usage_seconds_total\{container="app",id="\/[^"]+",image="busybox",name="[^"]+",namespace="default",pod="web"\} \d/m);
+    assert.match(c.body, /^container_memory_working_set_bytes\{container="app",.*pod="web"\} \d+$/m);
+    assert.match(c.body, /^container_network_receive_bytes_total\{container="",.*namespace="default",pod="web",interface="eth0"\} 1234$/m);
+    assert.match(c.body, /^container_network_transmit_bytes_total\{container="",.*interface="eth0"\} 567$/m);
   });
 
   test('an identity the authorizer allows gets through (/healthz is authorized too, as nodes/proxy)', async () => {

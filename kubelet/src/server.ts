@@ -1,6 +1,7 @@
 /**
  * The kubelet API (upstream `pkg/kubelet/server`): /healthz, /pods, /containerLogs, /exec (and
- * /attach) over WebSocket `v5.channel.k8s.io`, /stats/summary. HTTPS with `tls` (client
+ * /attach) over WebSocket `v5.channel.k8s.io`, /stats/summary, /metrics (the kubelet's registry)
+ * and /metrics/cadvisor (per-container series from the runtime's stats, metrics.ts). HTTPS with `tls` (client
  * certificates requested and checked by `auth`, server-auth.ts, before any route: requests and
  * upgrades alike), else plain HTTP with no authentication. Every path resolves a
  * container only among the pods bound to this node and the containers labelled with that pod's
@@ -16,6 +17,10 @@ import { isNotFound, isFailedPrecondition, type ContainerStatus, type ExecInput,
 import type { PodRuntimeState } from './status.js';
 import { createPortForwardHandler } from './portforward.js';
 import { kubeletAuth, type KubeletAuthOptions } from './server-auth.js';
+import { renderCadvisor } from './metrics.js';
+import type { Registry } from 'prom-client';
+
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
 export interface KubeletServerOptions {
   port: number;
@@ -31,6 +36,8 @@ export interface KubeletServerOptions {
   tls?: { cert: string; key: string; clientCA?: string };
   /** Authentication/authorization of every request (meaningful with tls). @default none: all allowed */
   auth?: Omit<KubeletAuthOptions, 'nodeName'>;
+  /** What /metrics serves (authorized as nodes/metrics). @default /metrics answers 404 */
+  registry?: Registry;
 }
 
 class HttpError extends Error {
@@ -118,6 +125,15 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
       }
       res.end();
       return;
+    }
+    if (url.pathname === '/metrics' && o.registry) {
+      const text = await o.registry.metrics();
+      res.writeHead(200, { 'content-type': o.registry.contentType }); res.end(text); return;
+    }
+    if (url.pathname === '/metrics/cadvisor') {
+      const [containers, sandboxes] = await Promise.all([o.runtime.listContainerStats(), o.runtime.listPodSandboxStats()]);
+      const text = await renderCadvisor({ containers, sandboxes, pods: o.pods() });
+      res.writeHead(200, { 'content-type': PROMETHEUS_TEXT }); res.end(text); return;
     }
     if (url.pathname === '/stats/summary') {
       const stats = await o.runtime.listContainerStats();

@@ -9,7 +9,7 @@
  */
 import type {
   Container, ContainerConfig, ContainerFilter, ContainerLogsOptions, ContainerStats, ContainerStatsFilter,
-  ContainerStatus, ExecIO, ExecRequest, ExecSyncResult, AuthConfig, Image, ImageFsInfo, ImageSpec, LogChunk,
+  PodSandboxStats, PodSandboxStatsFilter, ContainerStatus, ExecIO, ExecRequest, ExecSyncResult, AuthConfig, Image, ImageFsInfo, ImageSpec, LogChunk,
   PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStatus, RuntimeConfig, RuntimeStatus, VersionInfo,
 } from './types.js';
 
@@ -82,6 +82,12 @@ export interface RuntimeService {
   containerStats(containerId: string): Promise<ContainerStats>;
   /** One sample for every running container matching the filter. */
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
+  /**
+   * One sample for every ready sandbox matching the filter: its network counters (linux.network,
+   * absent when the runtime cannot read the sandbox's namespace). Called by the kubelet's
+   * /metrics/cadvisor on each scrape; safe to call concurrently; never fails for one sandbox's sake.
+   */
+  listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]>;
 
   /** Passes the node's pod CIDR (the shim writes its CNI config from it). Idempotent. */
   updateRuntimeConfig(config: RuntimeConfig): Promise<void>;

@@ -220,6 +220,13 @@ export interface FilesystemUsage { timestamp: number; fsId?: { mountpoint: strin
 export interface ContainerStats { attributes: ContainerAttributes; cpu?: CpuUsage; memory?: MemoryUsage; writableLayer?: FilesystemUsage }
 /** All set fields must match. */
 export interface ContainerStatsFilter { id?: string; podSandboxId?: string; labelSelector?: Labels }
+/** All set fields must match. */
+export interface PodSandboxStatsFilter { id?: string; labelSelector?: Labels }
+export interface PodSandboxAttributes { id: string; metadata: PodSandboxMetadata; labels: Labels; annotations: Labels }
+/** Cumulative counters of one interface in the pod's network namespace. */
+export interface NetworkInterfaceUsage { name: string; rxBytes?: Value; rxErrors?: Value; txBytes?: Value; txErrors?: Value }
+export interface NetworkUsage { timestamp: number; defaultInterface?: NetworkInterfaceUsage; interfaces?: NetworkInterfaceUsage[] }
+export interface PodSandboxStats { attributes: PodSandboxAttributes; linux?: { network?: NetworkUsage } }
 
 export interface RuntimeConfig { networkConfig?: { podCidr: string } }
 export interface RuntimeCondition { type: 'RuntimeReady' | 'NetworkReady' | string; status: boolean; reason: string; message: string }

@@ -3,22 +3,26 @@
  * openssl, `kubectl apply`s the CertificateSigningRequest, `kubectl certificate approve`s it, the
  * controller-manager's csrsigning controller issues the certificate (honouring expirationSeconds),
  * and the certificate authenticates to the apiserver as that user (`kubectl auth whoami`). A denied
- * request is never issued. The CSRs are deleted afterwards.
+ * request is never issued; a node's own kubelet client CSR is auto-approved (csrapproving). The
+ * CSRs are deleted afterwards.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KUBECONFIG, kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+import { KUBECONFIG, ROOT, kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+
+const NODE1 = join(ROOT, '.mk8s', 'nodes', 'node-1', 'kubeconfig');
 
 describe('CertificateSigningRequests: approve, issue, authenticate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mk8s-e2e-csr-'));
   const user = uniqueName('e2e-user');
   const approved = uniqueName('e2e-csr');
   const denied = uniqueName('e2e-csr-denied');
+  const kubelet = uniqueName('e2e-csr-kubelet');
   const key = join(dir, 'user.key');
   const csrFile = join(dir, 'user.csr');
   before(() => {
@@ -26,7 +30,7 @@ describe('CertificateSigningRequests: approve, issue, authenticate', () => {
     execFileSync('openssl', ['req', '-new', '-key', key, '-out', csrFile, '-subj', `/CN=${user}/O=e2e-developers`], { stdio: 'ignore' });
   });
   after(() => {
-    kubectl(['delete', 'csr', approved, denied, '--ignore-not-found']);
+    kubectl(['delete', 'csr', approved, denied, kubelet, '--ignore-not-found']);
     rmSync(dir, { recursive: true, force: true });
   });
   const manifest = (name: string) => JSON.stringify({
@@ -72,5 +76,22 @@ describe('CertificateSigningRequests: approve, issue, authenticate', () => {
     await waitFor(() => csr(denied).status?.conditions?.some((c) => c.type === 'Denied'), { what: 'Denied condition' });
     assert.match(kubectlOk(['get', 'csr', denied]), /Denied/);
     assert.equal(csr(denied).status?.certificate, undefined);
+  });
+
+  test('a node renewing its client certificate is auto-approved (csrapproving) and issued', { skip: existsSync(NODE1) ? false : 'no node-1 kubeconfig' }, async () => {
+    const nodeKey = join(dir, 'node.key'), nodeCsr = join(dir, 'node.csr');
+    execFileSync('openssl', ['ecparam', '-genkey', '-name', 'prime256v1', '-noout', '-out', nodeKey]);
+    execFileSync('openssl', ['req', '-new', '-key', nodeKey, '-out', nodeCsr, '-subj', '/CN=system:node:node-1/O=system:nodes'], { stdio: 'ignore' });
+    const body = JSON.stringify({
+      apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: kubelet },
+      spec: { request: readFileSync(nodeCsr).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] },
+    });
+    // Created with the node's own identity, as a kubelet rotating its certificate does.
+    const r = spawnSync('kubectl', ['--kubeconfig', NODE1, 'create', '-f', '-'], { input: body, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const c = await waitFor(() => { const o = csr(kubelet); return o.status?.certificate ? o : undefined; }, { timeoutMs: 30_000, what: 'auto-approved and issued' });
+    const approval = (c.status?.conditions ?? []) as { type: string; reason?: string }[];
+    assert.ok(approval.some((x) => x.type === 'Approved' && x.reason === 'AutoApproved'), JSON.stringify(approval));
+    assert.match(new X509Certificate(Buffer.from(c.status!.certificate!, 'base64').toString()).subject, /CN=system:node:node-1/);
   });
 });

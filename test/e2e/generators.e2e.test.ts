@@ -47,7 +47,7 @@ describe('mkctl generators', () => {
 
   test('mkctl create deployment runs its replicas; mkctl expose makes a Service with endpoints', async () => {
     assert.equal(mkOk(['-n', ns, 'create', 'deployment', 'web', `--image=${IMAGE}`, '--replicas=2', '--port=8080']).trim(), 'deployment.apps/web created');
-    const d = json(['-n', ns, 'get', 'deployment', 'web']);
+    const d = json(['-n', ns, 'get', 'deployment', 'web', '--show-managed-fields']);
     assert.deepEqual(d['spec']['selector'], { matchLabels: { app: 'web' } });
     assert.equal(d['metadata']['managedFields'][0]['manager'], 'kubectl-create');
     await waitFor(() => json(['-n', ns, 'get', 'deployment', 'web'])['status']?.['readyReplicas'] === 2, { timeoutMs: 90_000, what: 'web ready' });
@@ -68,7 +68,7 @@ describe('mkctl generators', () => {
 
   test('mkctl run makes a pod that runs', async () => {
     assert.equal(mkOk(['-n', ns, 'run', 'solo', `--image=${IMAGE}`, '--port=8080', '--labels=tier=one']).trim(), 'pod/solo created');
-    const p = json(['-n', ns, 'get', 'pod', 'solo']);
+    const p = json(['-n', ns, 'get', 'pod', 'solo', '--show-managed-fields']);
     assert.deepEqual(p['metadata']['labels'], { tier: 'one' });
     assert.equal(p['metadata']['managedFields'][0]['manager'], 'kubectl-run');
     await waitFor(() => json(['-n', ns, 'get', 'pod', 'solo'])['status']?.['phase'] === 'Running', { timeoutMs: 60_000, what: 'solo Running' });

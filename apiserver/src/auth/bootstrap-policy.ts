@@ -117,7 +117,15 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
       r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
       r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews', 'localsubjectaccessreviews']),
+      // Kubelet client certificate rotation and serving certificates (upstream NodeRules).
+      r(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
     ]),
+    // Who may have a kubelet client CSR auto-approved (csrapproving's SubjectAccessReviews) and who
+    // may approve requests of each well-known signer (upstream ClusterRoles of the same names).
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [r(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/nodeclient'])]),
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [r(['create'], ['certificates.k8s.io'], ['certificatesigningrequests/selfnodeclient'])]),
+    ...['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'].map((s) =>
+      clusterRole(`system:certificates.k8s.io:${s}-approver`, [r(['approve'], ['certificates.k8s.io'], ['signers'], [`kubernetes.io/${s}`])])),
     clusterRole('system:node-proxier', [
       r(READ, [''], ['services', 'endpoints', 'nodes']),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
@@ -138,6 +146,8 @@ export function bootstrapClusterRoleBindings(): KubeObject[] {
     // Upstream leaves system:node unbound (the Node authorizer decides); bound here to system:nodes
     // so nodes keep working with RBAC alone, NodeRestriction limiting what each one may change.
     binding('system:node', 'system:node', [{ kind: 'Group', name: 'system:nodes' }]),
+    // kubeadm's kubeadm:node-autoapprove-certificate-rotation: a node's renewal of its own client certificate is auto-approved.
+    binding('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [{ kind: 'Group', name: 'system:nodes' }]),
     binding('system:node-proxier', 'system:node-proxier', [{ kind: 'User', name: 'system:kube-proxy' }]),
   ];
 }

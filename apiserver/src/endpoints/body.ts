@@ -18,6 +18,14 @@ const PATCH_TYPES: Record<string, PatchContentType> = {
   'application/apply-patch+cbor': 'apply',
 };
 
+/** The patch media types served, in upstream's order of listing them. */
+export const PATCH_MEDIA_TYPES: Readonly<Record<string, PatchContentType>> = {
+  'application/json-patch+json': 'json',
+  'application/merge-patch+json': 'merge',
+  'application/strategic-merge-patch+json': 'strategic',
+  'application/apply-patch+yaml': 'apply',
+};
+
 /** The media type without parameters, lower case; '' when absent. */
 export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();

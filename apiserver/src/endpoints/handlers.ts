@@ -16,7 +16,7 @@ import { applyPatch } from '../registry/generic/patch.js';
 import { appliedFields, managerFromUserAgent, serverSideApply, toFieldsV1, validatePatchOptions } from '../registry/generic/apply.js';
 import type { TokenRequestDeps } from '../registry/core/serviceaccounts/token.js';
 import type { KubeletClientConfig } from './kubelet-proxy.js';
-import { decodeBody, decodeObject, patchTypeOf } from './body.js';
+import { decodeBody, decodeObject, patchTypeOf, PATCH_MEDIA_TYPES } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, methodNotAllowedError, notFoundError, successStatus } from './status.js';
 import { serveWatch } from './watch.js';
@@ -154,6 +154,11 @@ async function handleSubresource(deps: HandlerDeps, entry: ResourceEntry, store:
 export async function patchObject(deps: HandlerDeps, store: Store, rc: RequestContext, req: FastifyRequest, ns: string, name: string,
   target: UpdateTarget, q: Query): Promise<{ object: KubeObject; created: boolean }> {
   const type = patchTypeOf(req.headers['content-type']);
+  const refused = deps.registry.entryOf(store.resource)?.unsupportedPatchTypes;
+  if (refused?.includes(type)) {
+    const accepted = Object.entries(PATCH_MEDIA_TYPES).filter(([, t]) => !refused.includes(t)).map(([m]) => m);
+    throw new ApiError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  }
   // Apply needs an explicit ?fieldManager: the user agent's name does not count (upstream).
   validatePatchOptions({ apply: type === 'apply', fieldManager: q1(q, 'fieldManager'), force: q1(q, 'force') });
   const patch = decodeBody(req.body, req.headers['content-type']);

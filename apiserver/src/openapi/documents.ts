@@ -37,6 +37,8 @@ export interface OpenApiResource {
   descriptor: ResourceDescriptor;
   subresources: readonly ResolvedSubresource[];
   schemas?: OwnSchemas | undefined;
+  /** Patch types the resource refuses (custom resources: 'strategic'); left out of PATCH's content types. */
+  refusedPatchTypes?: readonly string[] | undefined;
 }
 
 const asOpenApiResource = (x: ResourceDescriptor | OpenApiResource): OpenApiResource =>
@@ -64,6 +66,9 @@ const LIST_PARAMS = [
   query('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.'),
 ];
 const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const PATCH_TYPE_NAMES: Record<string, string> = {
+  'application/apply-patch+yaml': 'apply', 'application/json-patch+json': 'json', 'application/merge-patch+json': 'merge', 'application/strategic-merge-patch+json': 'strategic',
+};
 const RESPONSE_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 function responses(codes: string[], schema: string): Schema {
@@ -91,7 +96,9 @@ function pathsFor(res: OpenApiResource, schemaOf: (g: Gvk) => string): Record<st
   const item = `${coll}/{name}`;
   const has = (v: string) => (r.verbs as readonly string[]).includes(v);
   const writeBody = (schema: string) => ({ requestBody: { content: { '*/*': { schema: ref(schema) } }, required: true } });
-  const patchBody = { requestBody: { content: Object.fromEntries(PATCH_TYPES.map((t) => [t, { schema: ref(PATCH_SCHEMA) }])), required: true } };
+  // kubectl's client-side apply sends a strategic merge patch only where PATCH lists its type.
+  const patchTypes = PATCH_TYPES.filter((t) => !(res.refusedPatchTypes ?? []).includes(PATCH_TYPE_NAMES[t]!));
+  const patchBody = { requestBody: { content: Object.fromEntries(patchTypes.map((t) => [t, { schema: ref(PATCH_SCHEMA) }])), required: true } };
   const out: Record<string, Schema> = {};
 
   const collection: Schema = { parameters: [...nsParam, PRETTY] };

@@ -97,6 +97,101 @@ const cases: { name: string; file: string; want: Record<string, unknown> }[] = [
     want: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: { resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' } }, status: { allowed: false } },
   },
   {
+    name: 'create job --image -- command', file: 'job',
+    want: {
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'pi' },
+      spec: { template: { metadata: {}, spec: { containers: [{ name: 'pi', image: 'busybox:1.36', command: ['sh', '-c', 'echo hi'], resources: {} }], restartPolicy: 'Never' } } },
+      status: {},
+    },
+  },
+  {
+    name: 'create cronjob --schedule --restart', file: 'cronjob',
+    want: {
+      apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick' },
+      spec: {
+        schedule: '*/5 * * * *',
+        jobTemplate: {
+          metadata: { name: 'tick' },
+          spec: { template: { metadata: {}, spec: { containers: [{ name: 'tick', image: 'busybox:1.36', command: ['date'], resources: {} }], restartPolicy: 'OnFailure' } } },
+        },
+      },
+      status: {},
+    },
+  },
+  {
+    // The CronJob as the server returned it (defaulted pod template), the manual-instantiation
+    // annotation and a controller reference without blockOwnerDeletion, as kubectl builds it.
+    name: 'create job --from=cronjob/x', file: 'job-from-cronjob',
+    want: {
+      apiVersion: 'batch/v1', kind: 'Job',
+      metadata: {
+        name: 'manual', annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'tick', uid: '7d1dc582-d199-418a-b3b2-d66abfd228f9', controller: true }],
+      },
+      spec: {
+        template: {
+          metadata: {},
+          spec: {
+            containers: [{
+              name: 'tick', image: 'busybox:1.36', command: ['date'], resources: {}, imagePullPolicy: 'IfNotPresent',
+              terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File',
+            }],
+            restartPolicy: 'OnFailure', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler',
+          },
+        },
+      },
+      status: {},
+    },
+  },
+  {
+    name: 'create pdb --min-available (IntOrString int, status counters without omitempty kept)', file: 'pdb-min-available',
+    want: {
+      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard' },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } },
+      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+    },
+  },
+  {
+    name: 'create pdb --max-unavailable=25% with a set-based selector', file: 'pdb-max-unavailable',
+    want: {
+      apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard2' },
+      spec: { maxUnavailable: '25%', selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] } },
+      status: { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 },
+    },
+  },
+  {
+    name: 'debug node/n1 --image (a host-namespaces Pod pinned to the node)', file: 'pod-debug-node',
+    want: {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'node-debugger-n1-zp4n2' },
+      spec: {
+        volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
+        containers: [{ name: 'debugger', image: 'busybox:1.36', command: ['true'], resources: {}, volumeMounts: [{ name: 'host-root', mountPath: '/host' }], terminationMessagePolicy: 'File' }],
+        restartPolicy: 'Never', nodeName: 'n1', hostNetwork: true, hostPID: true, hostIPC: true, tolerations: [{ operator: 'Exists' }],
+      },
+      status: {},
+    },
+  },
+  {
+    name: 'debug app --copy-to (the stored, defaulted Pod plus a container; pointer zero priority kept)', file: 'pod-debug-copy',
+    want: {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'app-debug', namespace: 'default' },
+      spec: {
+        containers: [
+          { name: 'app', image: 'busybox:1.36', args: ['sleep', '3600'], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' },
+          { name: 'dbg', image: 'busybox:1.36', command: ['true'], resources: {}, terminationMessagePolicy: 'File' },
+        ],
+        restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', serviceAccountName: 'default', serviceAccount: 'default',
+        securityContext: {}, schedulerName: 'default-scheduler',
+        tolerations: [
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        ],
+        priority: 0, enableServiceLinks: true, preemptionPolicy: 'PreemptLowerPriority',
+      },
+      status: {},
+    },
+  },
+  {
     name: 'create token --duration --audience', file: 'tokenrequest',
     want: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {}, spec: { audiences: ['a1'], expirationSeconds: 600 }, status: { token: '' } },
   },
@@ -114,7 +209,7 @@ const schemaRoot = (() => {
   const dir = new URL('./proto/', import.meta.url).pathname;
   const r = new protobuf.Root();
   r.resolvePath = (_o, t) => dir + t.split('/').pop();
-  r.loadSync(['runtime', 'core', 'apps', 'authentication', 'authorization', 'rbac', 'scheduling'].map((f) => `${dir}${f}.proto`), { keepCase: true });
+  r.loadSync(['runtime', 'core', 'apps', 'authentication', 'authorization', 'rbac', 'scheduling', 'batch', 'policy'].map((f) => `${dir}${f}.proto`), { keepCase: true });
   return r.resolveAll();
 })();
 for (const tc of cases) {

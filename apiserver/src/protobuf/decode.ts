@@ -21,7 +21,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 const PROTO_FILES = ['runtime.proto', 'meta.proto', 'intstr.proto', 'resource.proto', 'core.proto', 'apps.proto',
   'authentication.proto', 'authorization.proto', 'rbac.proto', 'scheduling.proto',
-  'certificates.proto'];
+  'batch.proto', 'policy.proto', 'autoscaling.proto', 'certificates.proto'];
 
 // Go embedded structs: their fields appear inline in the parent's JSON.
 const INLINE_FIELDS = new Set(['localObjectReference', 'handler', 'volumeSource']);

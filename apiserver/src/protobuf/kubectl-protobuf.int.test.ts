@@ -33,7 +33,7 @@ describe('kubectl protobuf verbs', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const { kubectl, ok } = kubectlRunner({ kubeconfig: () => join(dir, 'kubeconfig'), cacheDir: () => join(dir, 'cache') });
+  const { run, kubectl, ok } = kubectlRunner({ kubeconfig: () => join(dir, 'kubeconfig'), cacheDir: () => join(dir, 'cache') });
   const json = async (...args: string[]) => JSON.parse(await ok('get', ...args, '-o', 'json')) as Record<string, any>;
 
   test('create namespace', async () => {
@@ -83,6 +83,49 @@ describe('kubectl protobuf verbs', () => {
     assert.deepEqual((await json('role', 'reader'))['rules'], [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }]);
     assert.match(await ok('create', 'priorityclass', 'high', '--value=1000'), /priorityclass.scheduling.k8s.io\/high created/);
     assert.equal((await json('priorityclass', 'high'))['value'], 1000);
+  });
+
+  test('create job --image -- command', async () => {
+    assert.match(await ok('create', 'job', 'pi', '--image=busybox:1.36', '--', 'sh', '-c', 'echo hi'), /job.batch\/pi created/);
+    const j = await json('job', 'pi');
+    assert.equal(j['spec']['completions'], 1); // defaulted
+    assert.equal(j['spec']['template']['spec']['restartPolicy'], 'Never');
+    assert.deepEqual(j['spec']['template']['spec']['containers'][0]['command'], ['sh', '-c', 'echo hi']);
+    assert.equal(j['spec']['selector']['matchLabels']['batch.kubernetes.io/controller-uid'], j['metadata']['uid']);
+  });
+
+  test('create cronjob, then create job --from=cronjob/x', async () => {
+    assert.match(await ok('create', 'cronjob', 'tick', '--image=busybox:1.36', '--schedule=*/5 * * * *', '--restart=OnFailure', '--', 'date'),
+      /cronjob.batch\/tick created/);
+    const cj = await json('cronjob', 'tick');
+    assert.equal(cj['spec']['schedule'], '*/5 * * * *');
+    assert.equal(cj['spec']['concurrencyPolicy'], 'Allow');
+    assert.match(await ok('create', 'job', 'tick-manual', '--from=cronjob/tick'), /job.batch\/tick-manual created/);
+    const j = await json('job', 'tick-manual');
+    assert.equal(j['metadata']['annotations']['cronjob.kubernetes.io/instantiate'], 'manual');
+    assert.deepEqual(j['metadata']['ownerReferences'], [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'tick', uid: cj['metadata']['uid'], controller: true }]);
+    const { labels: _l, ...podSpecOnly } = j['spec']['template']['metadata'] as Record<string, unknown>;
+    assert.deepEqual(podSpecOnly, {});
+    assert.deepEqual(j['spec']['template']['spec'], cj['spec']['jobTemplate']['spec']['template']['spec']);
+  });
+
+  test('create pdb --min-available / --max-unavailable', async () => {
+    assert.match(await ok('create', 'pdb', 'guard', '--selector=app=web', '--min-available=1'), /poddisruptionbudget.policy\/guard created/);
+    assert.deepEqual((await json('pdb', 'guard'))['spec'], { minAvailable: 1, selector: { matchLabels: { app: 'web' } } });
+    assert.match(await ok('create', 'pdb', 'guard2', '--selector=app=web', '--max-unavailable=25%'), /poddisruptionbudget.policy\/guard2 created/);
+    assert.equal((await json('pdb', 'guard2'))['spec']['maxUnavailable'], '25%');
+  });
+
+  test('debug node/x and debug --copy-to create their Pods', async () => {
+    const node = await run(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }));
+    assert.equal(node.code, 0, node.stderr);
+    assert.match(await ok('debug', 'node/n1', '--image=busybox:1.36', '--profile=general', '--', 'true'), /Creating debugging pod node-debugger-n1-\w+ with container debugger on node n1/);
+    const dbg = (await json('pods'))['items'].find((p: Record<string, any>) => p['metadata']['name'].startsWith('node-debugger-n1-'));
+    assert.equal(dbg['spec']['nodeName'], 'n1');
+    assert.equal(dbg['spec']['hostPID'], true);
+    await ok('run', 'app', '--image=busybox:1.36', '--', 'sleep', '3600');
+    await ok('debug', 'app', '--copy-to=app-debug', '--image=busybox:1.36', '--container=dbg', '--profile=general', '--', 'true');
+    assert.deepEqual((await json('pod', 'app-debug'))['spec']['containers'].map((c: Record<string, unknown>) => c['name']), ['app', 'dbg']);
   });
 
   test('auth can-i', async () => {

@@ -7,7 +7,11 @@ import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
 import { Registry } from './registry.js';
-import { builtinSubresources } from '../endpoints/subresources.js';
+import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
+import { crdStrategy } from '../apiextensions/crd-strategy.js';
+import { CustomResourceDefinitions } from '../apiextensions/types.js';
+import { APIServices, apiServiceStrategy } from '../apiregistration/types.js';
+import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookStrategy, validatingWebhookStrategy } from '../admissionregistration/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
 import { createServiceStrategy } from './core/services/strategy.js';
@@ -73,6 +77,13 @@ export function createRegistry(o: RegistryOptions): Registry {
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };
     reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
+  // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
+  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
+  // admissionregistration.k8s.io: the webhooks the admission chain calls.
+  reg.add({ descriptor: ValidatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: validatingWebhookStrategy }), subresources: new Map() });
+  reg.add({ descriptor: MutatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: mutatingWebhookStrategy }), subresources: new Map() });
+  // apiregistration.k8s.io: APIServices (the aggregator serves and proxies their groups).
+  reg.add({ descriptor: APIServices, store: new Store({ ...storeOpts, strategy: apiServiceStrategy }), subresources: new Map([['status', statusSubresource]]) });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }

@@ -8,6 +8,7 @@
 import { apiVersionOf, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
 import type { Store } from './generic/store.js';
 import type { SubresourceContext } from '../endpoints/subresources.js';
+import type { PatchContentType } from '../endpoints/body.js';
 
 /** What a subresource answers with (discovery and OpenAPI). Omitted group/version/kind: the parent's. */
 export interface SubresourceDiscovery {
@@ -49,8 +50,8 @@ export interface ResourceEntry {
   readonly table?: TablePrinter;
   /** fieldValidation's unknown-field check instead of the built-in schemas'. */
   readonly unknownFields?: (obj: unknown) => string[];
-  /** Patch content types refused with 415 (custom resources refuse strategic merge patch). */
-  readonly unsupportedPatchTypes?: readonly string[];
+  /** Patch types refused with 415 (custom resources refuse strategic merge patch). */
+  readonly unsupportedPatchTypes?: readonly PatchContentType[];
   /** OpenAPI schemas the resource brings (custom resources); built-in kinds use the generated ones. */
   readonly openapi?: PublishedSchemas;
 }

@@ -3,3 +3,4 @@ export { MemoryStorage, type MemoryStorageOptions } from './memory-storage.js';
 export { defineStorageConformance, type StorageConformanceFixture } from './storage-conformance.js';
 export { startTestApiServer, kubeconfig, type TestApiServer, type TestApiServerOptions } from './test-server.js';
 export { kubectlRunner, type KubectlRunner, type KubectlRun } from './kubectl.js';
+export { defineRegistryConformance, type RegistryConformanceFixture } from './registry-conformance.js';

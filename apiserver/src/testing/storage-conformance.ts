@@ -63,6 +63,15 @@ export function defineStorageConformance(name: string, setup: () => Promise<Stor
       assert.ok(BigInt(list.resourceVersion) >= BigInt(list.items[2]!.metadata.resourceVersion!));
     });
 
+    test('count counts the keys under a prefix, not a sibling prefix', async () => {
+      assert.ok(s.count, 'implements count (apiserver_storage_objects)');
+      for (const n of ['a', 'b', 'c']) await s.create(key(n), pod(n));
+      await s.create(`${prefix.slice(0, -1)}x/other`, pod('other'));
+      assert.equal(await s.count(prefix), 3);
+      await s.delete(key('b'));
+      assert.equal(await s.count(prefix), 2);
+    });
+
     test('list pages with limit and continue at one consistent revision', async () => {
       for (const n of ['a', 'b', 'c', 'd', 'e']) await s.create(key(n), pod(n));
       const p1 = await s.list(prefix, { limit: 2 });

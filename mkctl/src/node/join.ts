@@ -15,6 +15,7 @@ import { dump, load } from 'js-yaml';
 import { repoRoot } from '../cluster/paths.js';
 import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from '../cluster/processes.js';
 import { NODE_CREDENTIAL_FILES, httpsOk } from '../cluster/cluster.js';
+import { CRI_DOCKER_HEALTH_PORT } from '../cluster/network-plan.js';
 import { createClientset } from '@mk8s/client';
 import { Nodes, isNotFound } from '@mk8s/api';
 
@@ -93,7 +94,8 @@ export function nodeComponentSpecs(o: { root: string; nodeName: string; nodeIp: 
       '--authorization-mode', 'Webhook', '--anonymous-auth', 'false']
     : [];
   return [
-    { name: 'cri-docker', command: process.execPath, args: [bin('cri-docker'), '--socket', p.socket, '--node-name', nodeName, '--cni-conf-dir', p.cniConf, '--cni-bin-dir', `${join(root, 'cni', 'bin')}:/usr/lib/cni`] },
+    { name: 'cri-docker', command: process.execPath, args: [bin('cri-docker'), '--socket', p.socket, '--node-name', nodeName, '--cni-conf-dir', p.cniConf, '--cni-bin-dir', `${join(root, 'cni', 'bin')}:/usr/lib/cni`,
+      '--health-port', String(CRI_DOCKER_HEALTH_PORT), '--health-host', '0.0.0.0'] },
     { name: 'kubelet', command: process.execPath, args: [bin('kubelet'), '--kubeconfig', p.kubeconfig, '--node-name', nodeName, '--node-ip', nodeIp, '--container-runtime-endpoint', `unix://${p.socket}`, '--root-dir', p.kubeletRoot, '--health-port', '10248', '--health-bind-address', '0.0.0.0', ...kubeletTls] },
     { name: 'kube-proxy', command: process.execPath, args: [bin('kube-proxy'), '--kubeconfig', o.credentials ? p.proxyKubeconfig : p.kubeconfig, '--node-name', nodeName, '--health-port', '10256', '--health-bind-address', '0.0.0.0',
       '--cluster-cidr', o.clusterCidr, '--min-sync-period', '1s', '--route-agent', '--cni-conf-dir', p.cniConf, '--cni-data-dir', p.cniData] },

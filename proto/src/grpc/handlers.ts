@@ -10,7 +10,7 @@ import type { RuntimeServiceHandlers } from '../generated/runtime/v1/RuntimeServ
 import type { ImageServiceHandlers } from '../generated/runtime/v1/ImageService.js';
 import type { ExecRequest__Output } from '../generated/runtime/v1/ExecRequest.js';
 import type { ExecResponse } from '../generated/runtime/v1/ExecResponse.js';
-import { containerFilterFromWire, containerStatsFilterFromWire, denull, podSandboxFilterFromWire, toGrpcError } from './wire.js';
+import { containerFilterFromWire, containerStatsFilterFromWire, podSandboxStatsFilterFromWire, denull, podSandboxFilterFromWire, toGrpcError } from './wire.js';
 import { CRI_CHANNEL_OPTIONS, loadCri, unixAddress } from './load.js';
 
 const unary = <Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> =>
@@ -76,6 +76,7 @@ export function runtimeServiceHandlers(impl: RuntimeService): RuntimeServiceHand
     ReopenContainerLog: unary(async (req) => { await impl.reopenContainerLog(id(req.containerId, 'containerId')); return {}; }),
     ContainerStats: unary(async (req) => ({ stats: await impl.containerStats(id(req.containerId, 'containerId')) })),
     ListContainerStats: unary(async (req) => ({ stats: await impl.listContainerStats(containerStatsFilterFromWire(req.filter)) })),
+    ListPodSandboxStats: unary(async (req) => ({ stats: await impl.listPodSandboxStats(podSandboxStatsFilterFromWire(req.filter)) })),
     UpdateRuntimeConfig: unary(async (req) => {
       const podCidr = req.runtimeConfig?.networkConfig?.podCidr;
       await impl.updateRuntimeConfig(podCidr ? { networkConfig: { podCidr } } : {});

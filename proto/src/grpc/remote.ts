@@ -8,7 +8,7 @@ import type { ImageService, RuntimeService } from '../runtime-service.js';
 import type {
   AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerLogsOptions, ContainerStats, ContainerStatsFilter,
   ContainerStatus, ExecIO, ExecRequest, ExecSyncResult, Image, ImageFsInfo, ImageSpec, LogChunk, PodSandbox,
-  PodSandboxConfig, PodSandboxFilter, PodSandboxStatus, RuntimeConfig, RuntimeStatus, VersionInfo,
+  PodSandboxConfig, PodSandboxFilter, PodSandboxStats, PodSandboxStatsFilter, PodSandboxStatus, RuntimeConfig, RuntimeStatus, VersionInfo,
 } from '../types.js';
 import type { RuntimeServiceClient } from '../generated/runtime/v1/RuntimeService.js';
 import type { ImageServiceClient } from '../generated/runtime/v1/ImageService.js';
@@ -156,6 +156,10 @@ export class RemoteRuntimeService implements RuntimeService {
   async listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> {
     const wire = filter ? { id: filter.id ?? '', podSandboxId: filter.podSandboxId ?? '', labelSelector: filter.labelSelector ?? {} } : null;
     return (await this.call<{ stats?: ContainerStats[] }>('ListContainerStats', { filter: wire })).stats ?? [];
+  }
+  async listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> {
+    const wire = filter ? { id: filter.id ?? '', labelSelector: filter.labelSelector ?? {} } : null;
+    return ((await this.call<{ stats?: PodSandboxStats[] }>('ListPodSandboxStats', { filter: wire })).stats ?? []).map((s) => denull(s) as PodSandboxStats);
   }
   async updateRuntimeConfig(config: RuntimeConfig): Promise<void> { await this.call('UpdateRuntimeConfig', { runtimeConfig: config }); }
   async status(): Promise<RuntimeStatus> {

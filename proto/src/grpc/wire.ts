@@ -5,7 +5,8 @@
  */
 import { CriError, criCodeFromGrpc } from '../errors.js';
 import type * as grpc from '@grpc/grpc-js';
-import type { ContainerFilter, ContainerState, ContainerStatsFilter, PodSandboxFilter, PodSandboxState } from '../types.js';
+import type { ContainerFilter, ContainerState, ContainerStatsFilter, PodSandboxFilter, PodSandboxState, PodSandboxStatsFilter } from '../types.js';
+import type { PodSandboxStatsFilter__Output } from '../generated/runtime/v1/PodSandboxStatsFilter.js';
 import type { PodSandboxFilter__Output, PodSandboxFilter as WirePodSandboxFilter } from '../generated/runtime/v1/PodSandboxFilter.js';
 import type { ContainerFilter__Output, ContainerFilter as WireContainerFilter } from '../generated/runtime/v1/ContainerFilter.js';
 import type { ContainerStatsFilter__Output } from '../generated/runtime/v1/ContainerStatsFilter.js';
@@ -46,6 +47,14 @@ export function containerFilterFromWire(f: ContainerFilter__Output | null): Cont
   if (Object.keys(f.labelSelector).length) out.labelSelector = f.labelSelector;
   return out;
 }
+export function podSandboxStatsFilterFromWire(f: PodSandboxStatsFilter__Output | null): PodSandboxStatsFilter | undefined {
+  if (!f) return undefined;
+  const out: PodSandboxStatsFilter = {};
+  if (f.id) out.id = f.id;
+  if (Object.keys(f.labelSelector).length) out.labelSelector = f.labelSelector;
+  return out;
+}
+
 export function containerStatsFilterFromWire(f: ContainerStatsFilter__Output | null): ContainerStatsFilter | undefined {
   if (!f) return undefined;
   const out: ContainerStatsFilter = {};

@@ -242,6 +242,15 @@ export function defineRuntimeServiceConformance(name: string, setup: () => Promi
       await assert.rejects(rt().containerStats(UNKNOWN_ID), isNotFound);
     });
 
+    test('listPodSandboxStats describes ready sandboxes, with their network counters when readable', async (tc) => {
+      const { sandbox } = await newRunningContainer(tc);
+      const list = await rt().listPodSandboxStats({ id: sandbox.id });
+      assert.deepEqual(list.map((x) => x.attributes.id), [sandbox.id]);
+      assert.equal(list[0]!.attributes.metadata.uid, sandbox.config.metadata.uid);
+      for (const i of list[0]!.linux?.network?.interfaces ?? []) assert.ok(i.name !== 'lo' && i.rxBytes !== undefined && i.txBytes !== undefined, i.name);
+      assert.deepEqual(await rt().listPodSandboxStats({ id: UNKNOWN_ID }), []);
+    });
+
     test('images: list, status, failed pull, fs info', async () => {
       const img = t().images;
       const present = await img.imageStatus({ image: t().image });

@@ -11,7 +11,7 @@ import type { RuntimeMethod, RuntimeService } from '../runtime-service.js';
 import type {
   Container, ContainerConfig, ContainerFilter, ContainerLogsOptions, ContainerState, ContainerStats, ContainerStatsFilter,
   ContainerStatus, ExecIO, ExecRequest, ExecSyncResult, Labels, LogChunk, PodSandbox, PodSandboxConfig, PodSandboxFilter,
-  PodSandboxStatus, RuntimeConfig, RuntimeStatus, VersionInfo,
+  PodSandboxStats, PodSandboxStatsFilter, PodSandboxStatus, RuntimeConfig, RuntimeStatus, VersionInfo,
 } from '../types.js';
 import type { FakeImageService } from './fake-image-service.js';
 
@@ -355,6 +355,24 @@ export class FakeRuntimeService implements RuntimeService {
       .filter((c) => c.state === 'CONTAINER_RUNNING' && (!filter?.id || c.id === filter.id)
         && (!filter?.podSandboxId || c.podSandboxId === filter.podSandboxId) && matches(c.config.labels ?? {}, filter?.labelSelector))
       .map((c) => this.stats(c));
+  }
+
+  /** Network counters listPodSandboxStats reports for a sandbox (eth0), by sandbox id; tests set them. */
+  readonly sandboxNetwork = new Map<string, { rxBytes: number; txBytes: number }>();
+
+  async listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> {
+    this.record('listPodSandboxStats');
+    const timestamp = Date.now() * 1e6;
+    return [...this.sandboxes.values()]
+      .filter((s) => s.state === 'SANDBOX_READY' && (!filter?.id || s.id === filter.id) && matches(s.config.labels ?? {}, filter?.labelSelector))
+      .map((s) => {
+        const n = this.sandboxNetwork.get(s.id) ?? { rxBytes: 0, txBytes: 0 };
+        const eth0 = { name: 'eth0', rxBytes: { value: n.rxBytes }, rxErrors: { value: 0 }, txBytes: { value: n.txBytes }, txErrors: { value: 0 } };
+        return {
+          attributes: { id: s.id, metadata: { ...s.config.metadata }, labels: { ...s.config.labels }, annotations: { ...s.config.annotations } },
+          linux: { network: { timestamp, defaultInterface: eth0, interfaces: [eth0] } },
+        };
+      });
   }
 
   async updateRuntimeConfig(config: RuntimeConfig): Promise<void> {

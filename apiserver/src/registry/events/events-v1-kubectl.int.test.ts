@@ -7,6 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,5 +135,29 @@ describe('events.k8s.io/v1 view of core Events', () => {
     const out = await ok('events', '--for', 'deployment/web');
     assert.match(out, /Scaled\s+Deployment\/web\s+Scaled up to 3/i);
     assert.doesNotMatch(out, /pod\/db/i);
+  });
+
+  test('kubectl events --watch --for shows an event created through events.k8s.io/v1', async () => {
+    const child = spawn('kubectl', ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'events', '--watch', '--for', 'deployment/web'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    try {
+      // The watch prints the existing events first: once it does, it is established.
+      const deadline = Date.now() + 15_000;
+      while (!/Scaled/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.match(out, /Scaled/);
+      const r = await create({
+        apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'v1-watch', namespace: 'default' },
+        eventTime: '2026-01-01T00:10:00.000000Z', reportingController: 'example.com/ctl', reportingInstance: 'ctl-1',
+        action: 'Rollout', reason: 'RolledOut', note: 'Rolled out revision 2', type: 'Normal',
+        regarding: { kind: 'Deployment', name: 'web', namespace: 'default', apiVersion: 'apps/v1', uid: 'u-2' },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      while (!/Rolled out revision 2/.test(out) && Date.now() < deadline + 15_000) await new Promise((r2) => setTimeout(r2, 100));
+      assert.match(out, /RolledOut\s+Deployment\/web\s+Rolled out revision 2/i);
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -73,6 +73,12 @@ export interface StoreOptions {
   defaulterInPlace?: (resource: ResourceDescriptor, obj: KubeObject) => KubeObject;
   /** Whole-object validation (@mk8s/api validateObject); runs after the strategy's own checks. */
   validator?: (resource: ResourceDescriptor, obj: KubeObject, old?: KubeObject) => FieldError[];
+  /**
+   * Objects are stored under another version of the same resource (a CustomResourceDefinition's
+   * storage version): every object this Store returns says this Store's apiVersion (conversion
+   * `None`). @default false
+   */
+  servesOtherVersion?: boolean;
 }
 
 export interface ListParams {
@@ -109,6 +115,11 @@ export class Store {
   private readonly defaulterInPlace: StoreOptions['defaulter'];
   private readonly validator: StoreOptions['validator'];
   private readonly qualified: string;
+  private readonly servesOtherVersion: boolean;
+  // Per-Store typed forms when objects are rewritten to this Store's version (not shareable with
+  // the Store of the stored version, which watches the same cache).
+  private readonly ownTyped = new WeakMap<KubeObject, KubeObject>();
+  private readonly ownEvents = new WeakMap<object, WatchEvent>();
 
   constructor(o: StoreOptions) {
     this.strategy = o.strategy;
@@ -120,6 +131,7 @@ export class Store {
     this.defaulterInPlace = o.defaulterInPlace ?? o.defaulter;
     this.validator = o.validator;
     this.qualified = qualifiedResource(this.resource);
+    this.servesOtherVersion = o.servesOtherVersion ?? false;
   }
 
   get hasStatusSubresource(): boolean {
@@ -138,6 +150,7 @@ export class Store {
 
   /** Sets kind and apiVersion (the wire needs them on every object). */
   typed(obj: KubeObject): KubeObject {
+    if (this.servesOtherVersion) return this.typedAsThisVersion(obj);
     if (!Object.isFrozen(obj)) return { apiVersion: apiVersionOf(this.resource), kind: this.resource.kind, ...obj };
     // Shared (cache) object: one frozen typed form for everyone; callers copy before changing.
     let t = typedOf.get(obj);
@@ -148,6 +161,15 @@ export class Store {
     return t;
   }
 
+  private typedAsThisVersion(obj: KubeObject): KubeObject {
+    const apiVersion = apiVersionOf(this.resource);
+    const make = () => { const t = { apiVersion, kind: this.resource.kind, ...obj }; t.apiVersion = apiVersion; return t; };
+    if (!Object.isFrozen(obj)) return make();
+    let t = this.ownTyped.get(obj);
+    if (!t) { t = Object.freeze(make()); this.ownTyped.set(obj, t); }
+    return t;
+  }
+
   /**
    * typed(), carrying over the JSON the storage kept for a fresh write (encodeObject then reuses
    * it): the typed form serializes the same when apiVersion and kind already lead the object.
@@ -155,7 +177,7 @@ export class Store {
   private typedWithJson(obj: KubeObject): KubeObject {
     const t = this.typed(obj);
     const json = rememberedJson(obj);
-    if (json === undefined || t === obj) return t;
+    if (json === undefined || t === obj || this.servesOtherVersion) return t;
     let i = 0;
     for (const k in obj) {
       if ((i === 0 && k !== 'apiVersion') || (i === 1 && k !== 'kind')) return t;
@@ -206,8 +228,9 @@ export class Store {
     for await (const ev of this.storage.watch(this.prefix(namespace), opts)) {
       if (!Object.isFrozen(ev)) { yield { type: ev.type, object: this.typed(ev.object) }; continue; }
       // The cache hands the same event to every watcher: so does this, and the encoding is shared.
-      let out = typedEvents.get(ev);
-      if (!out) { out = Object.freeze({ type: ev.type, object: this.typed(ev.object) }); typedEvents.set(ev, out); }
+      const events = this.servesOtherVersion ? this.ownEvents : typedEvents;
+      let out = events.get(ev);
+      if (!out) { out = Object.freeze({ type: ev.type, object: this.typed(ev.object) }); events.set(ev, out); }
       yield out;
     }
   }

@@ -16,7 +16,7 @@ export interface Csr {
   [k: string]: unknown;
   apiVersion?: string; kind?: string;
   metadata: { name: string; resourceVersion?: string; creationTimestamp?: string };
-  spec?: { request?: string; signerName?: string; expirationSeconds?: number; usages?: string[]; username?: string; groups?: string[] };
+  spec?: { request?: string; signerName?: string; expirationSeconds?: number; usages?: string[]; username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
   status?: { conditions?: CsrCondition[]; certificate?: string };
 }
 

@@ -161,3 +161,47 @@ test('cronjob: timeZone shifts activations and the scheduled-timestamp annotatio
   const [j] = await jobs(f);
   assert.equal(j?.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'], '2026-01-01T09:00:00+01:00');
 });
+
+test('cronjob: a Job made from it by hand (kubectl create job --from) is not adopted into active: UnexpectedJob, Forbid not blocked, success still counts', async () => {
+  const { f } = setup(T0 + 2 * MIN);
+  f.seed(cronJob({ concurrencyPolicy: 'Forbid' }));
+  const manual = {
+    apiVersion: 'batch/v1', kind: 'Job',
+    metadata: {
+      name: 'manual', namespace: 'default', uid: 'uid-manual', creationTimestamp: '2026-01-01T00:02:00Z',
+      annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'hello', uid: 'uid-hello', controller: true }],
+    },
+    spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } },
+  } as JobObj;
+  f.seed(manual);
+  await sync(f);
+  assert.equal((await getCJ(f)).status?.active, undefined);
+  assert.deepEqual(f.recorder.events, ['Warning UnexpectedJob Saw a job that the controller did not create or forgot: manual']);
+  f.clock.step(3 * MIN);
+  await sync(f);
+  const scheduled = jobNameFor('hello', T0 + 5 * MIN);
+  assert.deepEqual((await jobs(f)).map((j) => j.metadata.name).sort(), [scheduled, 'manual'].sort());
+  assert.deepEqual((await getCJ(f)).status?.active?.map((r) => r.name), [scheduled], 'Forbid looks at active only');
+  await finishJob(f, 'manual', 'Complete');
+  await sync(f);
+  assert.equal((await getCJ(f)).status?.lastSuccessfulTime, '2026-01-01T00:05:00Z');
+});
+
+test('cronjob: a Job it created whose status write was lost is taken back when the activation is retried (AlreadyExists)', async () => {
+  const { f } = setup(T0 + 5 * MIN);
+  f.seed(cronJob());
+  await sync(f);
+  const name = jobNameFor('hello', T0 + 5 * MIN);
+  // Lose the status write: the CronJob forgets its active Job and lastScheduleTime.
+  const cj = await getCJ(f);
+  await f.client.resource<CronJobObj>(CronJobs, 'default').updateStatus({ ...cj, status: {} });
+  await relist(f);
+  f.recorder.events.length = 0;
+  await sync(f);
+  const after = await getCJ(f);
+  assert.deepEqual(after.status?.active?.map((r) => r.name), [name]);
+  assert.equal(after.status?.lastScheduleTime, '2026-01-01T00:05:00Z');
+  assert.equal((await jobs(f)).length, 1);
+  assert.deepEqual(f.recorder.events, [`Warning UnexpectedJob Saw a job that the controller did not create or forgot: ${name}`]);
+});

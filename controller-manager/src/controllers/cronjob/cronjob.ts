@@ -63,10 +63,18 @@ export class CronJobController extends BaseController {
     if (requeueAfterMs !== undefined) return { requeueAfterMs: Math.max(requeueAfterMs, 1) };
   }
 
-  /** The active list follows the Jobs: finished ones leave it (lastSuccessfulTime), running ones join it, missing ones go. */
+  /**
+   * The active list follows the Jobs: finished ones leave it (lastSuccessfulTime), missing ones go.
+   * A running Job of ours that is not listed is not adopted (upstream syncCronJob): the live CronJob
+   * is read first, as the cache may predate our own status write; if it does not list the Job either,
+   * the Job was made by someone else (`kubectl create job --from=cronjob/x`) and only earns an
+   * UnexpectedJob warning, so it neither counts for concurrencyPolicy nor shows as ACTIVE. A Job the
+   * controller created but failed to record comes back through the AlreadyExists path of schedule().
+   */
   private async reconcileActive(cj: CronJobObj, jobs: JobObj[], signal: AbortSignal): Promise<void> {
     const status = cj.status!;
     const active = status.active ??= [];
+    let live: CronJobObj | undefined;
     for (const j of jobs) {
       const i = active.findIndex((r) => r.uid === j.metadata.uid);
       const fin = finishedCondition(j);
@@ -74,8 +82,10 @@ export class CronJobController extends BaseController {
         active.splice(i, 1);
         this.ctx.recorder.event(cj, 'Normal', 'SawCompletedJob', 'Saw completed job: %v, condition: %v', j.metadata.name, fin.type);
       } else if (i < 0 && !fin) {
-        // A Job of ours that the status lost (a crash between creating it and writing status).
-        active.push(jobRef(j));
+        live ??= await this.ctx.client.resource<CronJobObj>(CronJobs, cj.metadata.namespace).get(cj.metadata.name, { signal });
+        const ref = (live.status?.active ?? []).find((r) => r.uid === j.metadata.uid);
+        if (ref) active.push(ref);
+        else this.ctx.recorder.event(cj, 'Warning', 'UnexpectedJob', 'Saw a job that the controller did not create or forgot: %v', j.metadata.name);
       }
       if (fin?.type === 'Complete' && j.status?.completionTime) {
         const t = Date.parse(j.status.completionTime);

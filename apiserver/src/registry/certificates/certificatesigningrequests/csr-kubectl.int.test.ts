@@ -85,7 +85,12 @@ describe('certificatesigningrequests with kubectl', () => {
   });
 
   test('kubectl certificate approve sets the Approved condition through /approval', async () => {
-    assert.match(await ok('certificate', 'approve', 'alice'), /certificatesigningrequest\.certificates\.k8s\.io\/alice approved/);
+    const r = await kubectl('certificate', 'approve', 'alice', '-v=8');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /certificatesigningrequest\.certificates\.k8s\.io\/alice approved/);
+    // kubectl's typed clientset sends the /approval PUT as protobuf (certificates.proto decodes it).
+    assert.match(r.stderr, /PUT https:\/\/\S+\/apis\/certificates\.k8s\.io\/v1\/certificatesigningrequests\/alice\/approval/);
+    assert.match(r.stderr, /Content-Type: application\/vnd\.kubernetes\.protobuf/);
     const c = (await get('alice'))['status']['conditions'] as Record<string, string>[];
     assert.equal(c.length, 1);
     assert.equal(c[0]!['type'], 'Approved');

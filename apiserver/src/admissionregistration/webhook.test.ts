@@ -1,0 +1,150 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@mk8s/component-base';
+import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
+import { ConfigMaps, Namespaces, type KubeObject } from '@mk8s/api';
+import { MemoryStorage } from '../testing/memory-storage.js';
+import { buildApiServer } from '../server.js';
+import { matchesWebhook, ruleMatches } from './webhook.js';
+import type { AdmissionAttributes } from '../admission/interfaces.js';
+import type { Webhook } from './types.js';
+
+type Json = Record<string, any>;
+
+let dir = '';
+let server: Server | undefined;
+let url = '';
+let caBundle = '';
+const reviews: Json[] = [];
+
+/** A webhook server: /deny refuses ConfigMaps with data.bad, /label adds a label, /slow never answers. */
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mk8s-webhook-'));
+  const ca = await ensureCa({ cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') });
+  const cert = await issueCertificate(ca, { commonName: 'webhook', usage: 'server', ips: ['127.0.0.1'] });
+  caBundle = Buffer.from(ca.certPem).toString('base64');
+  server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => { body += d.toString(); });
+    req.on('end', () => {
+      const review = JSON.parse(body) as Json;
+      reviews.push(review);
+      const uid = review['request'].uid;
+      const obj = review['request'].object;
+      let response: Json = { uid, allowed: true };
+      if (req.url === '/slow') return;
+      if (req.url === '/deny' && obj?.data?.bad) response = { uid, allowed: false, status: { code: 403, message: 'bad data is not allowed here' } };
+      if (req.url === '/label') {
+        const patch = obj.metadata.labels ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }] : [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }];
+        response = { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the webhook'] };
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
+  url = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+after(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((r) => server!.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function setup(t: { after(fn: () => unknown): void }) {
+  const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger() });
+  await app.ready();
+  t.after(() => app.close());
+  return app;
+}
+
+const hook = (name: string, path: string, extra: Partial<Webhook> = {}): Json => ({
+  name, clientConfig: { url: `${url}${path}`, caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+  rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }], ...extra,
+});
+const config = (kind: 'Validating' | 'Mutating', name: string, webhooks: Json[]) => ({
+  apiVersion: 'admissionregistration.k8s.io/v1', kind: `${kind}WebhookConfiguration`, metadata: { name }, webhooks,
+});
+const cm = (name: string, data: Json = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
+const CM = '/api/v1/namespaces/default/configmaps';
+
+describe('admission webhooks', () => {
+  test('configurations are defaulted and validated', async (t) => {
+    const app = await setup(t);
+    const res = await app.inject({ method: 'POST', url: VWC, payload: config('Validating', 'v', [hook('deny.example.com', '/deny')]) });
+    assert.equal(res.statusCode, 201, res.body);
+    const w = res.json().webhooks[0];
+    assert.deepEqual([w.failurePolicy, w.matchPolicy, w.timeoutSeconds, w.rules[0].scope], ['Fail', 'Equivalent', 10, '*']);
+    const bad = await app.inject({ method: 'POST', url: VWC, payload: config('Validating', 'bad', [{ name: 'short', clientConfig: { url: 'http://x' } }]) });
+    assert.equal(bad.statusCode, 422);
+    assert.deepEqual(bad.json().details.causes.map((c: Json) => c.field), ['webhooks[0].name', 'webhooks[0].clientConfig.url', 'webhooks[0].sideEffects', 'webhooks[0].admissionReviewVersions']);
+  });
+
+  test('a validating webhook denies with its message; allowed objects pass', async (t) => {
+    const app = await setup(t);
+    await app.inject({ method: 'POST', url: VWC, payload: config('Validating', 'v', [hook('deny.example.com', '/deny')]) });
+    const denied = await app.inject({ method: 'POST', url: CM, payload: cm('bad', { bad: 'x' }) });
+    assert.equal(denied.statusCode, 403, denied.body);
+    assert.equal(denied.json().message, 'admission webhook "deny.example.com" denied the request: bad data is not allowed here');
+    assert.equal((await app.inject({ method: 'POST', url: CM, payload: cm('good') })).statusCode, 201);
+    const review = reviews.at(-1)!;
+    assert.equal(review['apiVersion'], 'admission.k8s.io/v1');
+    assert.deepEqual(review['request'].kind, { group: '', version: 'v1', kind: 'ConfigMap' });
+    assert.equal(review['request'].operation, 'CREATE');
+    assert.equal(review['request'].namespace, 'default');
+    assert.equal(review['request'].object.metadata.name, 'good');
+  });
+
+  test('a mutating webhook patches the object before it is stored, with its warning', async (t) => {
+    const app = await setup(t);
+    await app.inject({ method: 'POST', url: MWC, payload: config('Mutating', 'm', [hook('label.example.com', '/label')]) });
+    const res = await app.inject({ method: 'POST', url: CM, payload: cm('m') });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().metadata.labels.mutated, 'yes');
+    assert.match(String(res.headers['warning']), /labelled by the webhook/);
+    assert.equal((await app.inject({ url: `${CM}/m` })).json().metadata.labels.mutated, 'yes');
+  });
+
+  test('failurePolicy: Fail rejects when the call fails, Ignore lets the write through', async (t) => {
+    const app = await setup(t);
+    await app.inject({ method: 'POST', url: VWC, payload: config('Validating', 'v', [hook('slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Ignore' })]) });
+    assert.equal((await app.inject({ method: 'POST', url: CM, payload: cm('a') })).statusCode, 201);
+    await app.inject({ method: 'PUT', url: `${VWC}/v`, payload: { ...config('Validating', 'v', [hook('slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Fail' })]) } });
+    const res = await app.inject({ method: 'POST', url: CM, payload: cm('b') });
+    assert.equal(res.statusCode, 500, res.body);
+    assert.match(res.json().message, /^Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: /);
+    // The configurations themselves are never sent to webhooks: a broken one can be removed.
+    assert.equal((await app.inject({ method: 'DELETE', url: `${VWC}/v` })).statusCode, 200);
+  });
+});
+
+describe('matching', () => {
+  const attrs = (o: Partial<{ op: 'CREATE' | 'UPDATE' | 'DELETE'; labels: Record<string, string>; sub: string }> = {}) => ({
+    operation: o.op ?? 'CREATE', resource: ConfigMaps, subresource: o.sub ?? '', namespace: 'default', name: 'x',
+    object: { metadata: { name: 'x', labels: o.labels ?? {} } } as KubeObject, oldObject: undefined, user: { username: 'u', groups: [] as string[] }, dryRun: false,
+  }) as AdmissionAttributes;
+  const rule = { operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] };
+  test('rules: operations, groups, resources, subresources, scope', () => {
+    assert.ok(ruleMatches(rule, attrs()));
+    assert.ok(!ruleMatches(rule, attrs({ op: 'UPDATE' })));
+    assert.ok(ruleMatches({ ...rule, operations: ['*'], resources: ['*'] }, attrs({ op: 'UPDATE' })));
+    assert.ok(!ruleMatches({ ...rule, resources: ['*'] }, attrs({ sub: 'status' })));
+    assert.ok(ruleMatches({ ...rule, resources: ['*/*'] }, attrs({ sub: 'status' })));
+    assert.ok(!ruleMatches({ ...rule, scope: 'Cluster' }, attrs()));
+    assert.ok(!ruleMatches({ ...rule, apiGroups: ['apps'] }, attrs()));
+  });
+  test('object and namespace selectors', () => {
+    const w = { name: 'a.b.c', clientConfig: {}, rules: [rule] } as Webhook;
+    assert.ok(matchesWebhook({ ...w, objectSelector: { matchLabels: { a: 'b' } } }, attrs({ labels: { a: 'b' } }), undefined));
+    assert.ok(!matchesWebhook({ ...w, objectSelector: { matchLabels: { a: 'b' } } }, attrs(), undefined));
+    assert.ok(matchesWebhook({ ...w, namespaceSelector: { matchLabels: { team: 'x' } } }, attrs(), { team: 'x' }));
+    assert.ok(!matchesWebhook({ ...w, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Exists' }] } }, attrs(), {}));
+    void Namespaces;
+  });
+});
