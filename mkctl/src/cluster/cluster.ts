@@ -17,9 +17,12 @@ import { join } from 'node:path';
 import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from './paths.js';
 import { APISERVER_PORT, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
-import { isAlive, readPid, run, startProcess, stopProcess, type ProcessSpec } from './processes.js';
+import { isAlive, readPid, run, stopProcess, type ProcessSpec } from './processes.js';
+import { ensureSupervisor, readSupervisorStatus, stopSupervisor, superviseSpec, supervisorPaths, SUPERVISOR_NAME, describeExit } from './supervisor.js';
+import { formatStatusTable } from './status-table.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
+import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
 
@@ -56,40 +59,11 @@ function etcdTls(pki: PkiPaths): EtcdTls {
   return { ca: pki.etcd.ca.cert, cert: pki.etcd.server.cert, key: pki.etcd.server.key, peerCert: pki.etcd.peer.cert, peerKey: pki.etcd.peer.key };
 }
 
-/** The apiserver's command line: every security stage on, files from the PKI. */
-function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
-  return [script,
-    '--etcd-servers', etcdEndpoints().join(','),
-    '--etcd-cafile', pki.etcd.ca.cert, '--etcd-certfile', pki.apiserverEtcdClient.cert, '--etcd-keyfile', pki.apiserverEtcdClient.key,
-    '--bind-address', `127.0.0.1,${HOST_BRIDGE_IP}`, '--port', String(APISERVER_PORT),
-    '--tls-cert-file', pki.apiserver.cert, '--tls-private-key-file', pki.apiserver.key, '--client-ca-file', pki.ca.cert,
-    '--authorization-mode', 'Node,RBAC',
-    '--service-account-key-file', pki.serviceAccount.pub,
-    '--encryption-provider-config', p.encryptionConfig,
-    '--kubelet-client-certificate', pki.apiserverKubeletClient.cert, '--kubelet-client-key', pki.apiserverKubeletClient.key,
-    '--kubelet-certificate-authority', pki.ca.cert,
-    // Audit log (audit.k8s.io/v1 JSON lines, rotated): the repository's default policy, Secrets at Metadata only.
-    '--audit-policy-file', join(p.root, 'apiserver', 'audit-policy.default.yaml'),
-    '--audit-log-path', join(p.logs, 'audit.log'), '--audit-log-maxsize', '50', '--audit-log-maxbackup', '2',
-    // Admission and ServiceAccount token signing go here (e.g. --enable-admission-plugins=...,
-    // --service-account-signing-key-file pki.serviceAccount.key, --service-account-issuer ...).
-    ...admissionArgs(pki),
-  ];
-}
-
-/** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
-function admissionArgs(pki: PkiPaths): string[] {
-  return [
-    '--enable-admission-plugins', 'NamespaceLifecycle,LimitRanger,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds,ResourceQuota',
-    '--service-account-signing-key-file', pki.serviceAccount.key,
-  ];
-}
-
 /**
  * The EncryptionConfiguration for Secrets (AES-GCM, one random 256-bit key), written once: the key
  * must outlive restarts or stored Secrets become unreadable.
  */
-function ensureEncryptionConfig(file: string): void {
+export function ensureEncryptionConfig(file: string): void {
   if (existsSync(file)) return;
   const text = [
     'apiVersion: apiserver.config.k8s.io/v1',
@@ -126,7 +100,10 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   const apiserver = script(p, 'apiserver');
   if (apiserver) {
     out.push({
-      spec: { name: 'apiserver', command: process.execPath, args: apiserverArgs(p, pki, apiserver) },
+      spec: { name: 'apiserver', command: process.execPath, args: [apiserver, ...secureApiserverFlags(pki, {
+        etcdServers: etcdEndpoints(), bindAddress: `127.0.0.1,${HOST_BRIDGE_IP}`, port: APISERVER_PORT, encryptionConfig: p.encryptionConfig,
+        auditPolicy: join(p.root, 'apiserver', 'audit-policy.default.yaml'), auditLog: join(p.logs, 'audit.log'),
+      })] },
       // /readyz is one of the paths anonymous requests may read.
       ready: () => httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pki.ca.cert }),
     });
@@ -137,7 +114,7 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
     // and signs approved CertificateSigningRequests with it (csrsigning), as kubeadm configures it.
     const extra = name === 'controller-manager'
       ? ['--root-ca-file', pki.ca.cert, '--cluster-signing-cert-file', pki.ca.cert, '--cluster-signing-key-file', pki.ca.key] : [];
-    if (s) out.push({ spec: { name, restart: true, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
+    if (s) out.push({ spec: { name, command: process.execPath, args: [s, '--kubeconfig', join(p.kubeconfigs, `${name}.kubeconfig`), '--health-port', String(port), ...extra] }, ready: () => httpOk(`http://127.0.0.1:${port}/healthz`) });
   };
   hostComponent('controller-manager', 10257);
   hostComponent('scheduler', 10259);
@@ -191,12 +168,23 @@ function nodeComponents(p: StatePaths, pki: PkiPaths, n: NodePlan): Managed[] {
   return out;
 }
 
-async function waitReady(m: Managed, p: StatePaths, timeoutMs: number): Promise<void> {
+/**
+ * Waits until m answers its health check. A process that crash-loops meanwhile (a third exit
+ * since `since`) fails at once: the supervisor keeps restarting it, but a cluster that does not
+ * come up should say why. One or two exits are left to the supervisor (a component that gave up
+ * on a slow dependency).
+ */
+async function waitReady(m: Managed, p: StatePaths, timeoutMs: number, since: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const log = join(p.logs, m.spec.name + '.log');
+  const restarts0 = readSupervisorStatus(supervisorPaths(p))?.processes[m.spec.name]?.restarts ?? 0;
   for (;;) {
-    if (await m.ready()) return;
-    if (!isAlive(readPid(p.run, m.spec.name))) throw new Error(`${m.spec.name} exited; see ${join(p.logs, m.spec.name + '.log')}\n${tail(join(p.logs, m.spec.name + '.log'))}`);
-    if (Date.now() > deadline) throw new Error(`${m.spec.name} not ready after ${timeoutMs / 1000}s; see ${join(p.logs, m.spec.name + '.log')}\n${tail(join(p.logs, m.spec.name + '.log'))}`);
+    if (isAlive(readPid(p.run, m.spec.name)) && await m.ready()) return;
+    const st = readSupervisorStatus(supervisorPaths(p))?.processes[m.spec.name];
+    const exit = st?.lastExit;
+    const exits = (st?.restarts ?? 0) - restarts0 + (st?.state === 'backoff' ? 1 : 0);
+    if (exit && Date.parse(exit.at) >= since && exits >= 3) throw new Error(`${m.spec.name} exited (${describeExit(exit)}); see ${log}\n${tail(log)}`);
+    if (Date.now() > deadline) throw new Error(`${m.spec.name} not ready after ${timeoutMs / 1000}s; see ${log}\n${tail(log)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -205,11 +193,12 @@ function tail(file: string, lines = 15): string {
   return run('tail', ['-n', String(lines), file], { allowFail: true }).stdout;
 }
 
+/** Hands the group to the supervisor (which starts what does not run) and waits until each is ready. */
 async function ensureRunning(group: Managed[], p: StatePaths, out: (l: string) => void, timeoutMs: number): Promise<void> {
   const started = Date.now();
-  for (const m of group) if (!isAlive(readPid(p.run, m.spec.name))) startProcess(m.spec, p);
+  for (const m of group) superviseSpec(supervisorPaths(p), m.spec);
   await Promise.all(group.map(async (m) => {
-    await waitReady(m, p, timeoutMs);
+    await waitReady(m, p, timeoutMs, started);
     out(`  ✓ ${m.spec.name.padEnd(24)} ready (${((Date.now() - started) / 1000).toFixed(1)}s)`);
   }));
 }
@@ -237,6 +226,9 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   migratePlainEtcd(p, out);
 
   const cp = controlPlane(p, pki);
+  // Every process below runs under the supervisor (restarted with back-off when it exits).
+  const supervisor = await ensureSupervisor(supervisorPaths(p));
+  out(`Supervisor: pid ${supervisor} (restarts what exits: 1s doubling to 30s; mkctl cluster status)`);
   out('etcd (3 members):');
   await ensureRunning(cp.filter((m) => m.spec.name.startsWith('etcd-')), p, out, timeoutMs);
   const rest = cp.filter((m) => !m.spec.name.startsWith('etcd-'));
@@ -273,6 +265,16 @@ export const NODE_CREDENTIAL_FILES = {
   proxyCert: 'kube-proxy.crt', proxyKey: 'kube-proxy.key',
 } as const;
 
+/** The PKI files a node's credentials directory holds: [source, NODE_CREDENTIAL_FILES name, mode]. */
+export function nodeCredentialCopies(pki: PkiPaths, nodeName: string): [string, string, number][] {
+  const k = pki.kubelets[nodeName]!;
+  const f = NODE_CREDENTIAL_FILES;
+  return [
+    [pki.ca.cert, f.ca, 0o644], [k.client.cert, f.cert, 0o644], [k.client.key, f.key, 0o600],
+    [k.serving.cert, f.servingCert, 0o644], [k.serving.key, f.servingKey, 0o600], [pki.kubeProxy.cert, f.proxyCert, 0o644], [pki.kubeProxy.key, f.proxyKey, 0o600],
+  ];
+}
+
 /**
  * What a machine needs to join the local cluster as node `name` (what `kubeadm join` gets through
  * TLS bootstrapping, issued here directly from the cluster CA): the CA, the kubelet's client
@@ -282,14 +284,8 @@ export async function nodeCredentials(o: { nodeName: string; nodeIp: string; out
   const p = statePaths();
   if (!existsSync(pkiPaths(p.pki, []).ca.cert)) throw new Error(`no cluster PKI at ${p.pki}: run mkctl cluster up first`);
   const pki = await ensurePki(p.pki, { nodes: [o.nodeName], nodeIPs: { [o.nodeName]: [o.nodeIp] } });
-  const k = pki.kubelets[o.nodeName]!;
   mkdirSync(o.outDir, { recursive: true, mode: 0o700 });
-  const f = NODE_CREDENTIAL_FILES;
-  const copies: [string, string, number][] = [
-    [pki.ca.cert, f.ca, 0o644], [k.client.cert, f.cert, 0o644], [k.client.key, f.key, 0o600],
-    [k.serving.cert, f.servingCert, 0o644], [k.serving.key, f.servingKey, 0o600], [pki.kubeProxy.cert, f.proxyCert, 0o644], [pki.kubeProxy.key, f.proxyKey, 0o600],
-  ];
-  for (const [from, to, mode] of copies) writeFileSync(join(o.outDir, to), readFileSync(from), { mode });
+  for (const [from, to, mode] of nodeCredentialCopies(pki, o.nodeName)) writeFileSync(join(o.outDir, to), readFileSync(from), { mode });
   (o.out ?? ((l: string) => console.log(l)))(`Credentials of node ${o.nodeName} (${o.nodeIp}) in ${o.outDir}: mkctl node join --credentials ${o.outDir} ...`);
 }
 
@@ -318,6 +314,10 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
   const out = o.out ?? ((l: string) => console.log(l));
   const p = statePaths();
   if (!existsSync(p.state)) { out('Nothing to stop'); return; }
+  // The supervisor first, so that nothing is restarted while the rest stops.
+  const sp = supervisorPaths(p);
+  if (await stopSupervisor(sp)) out(`  stopped ${SUPERVISOR_NAME}`);
+  rmSync(sp.specs, { recursive: true, force: true });
   const running = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)) : [];
   // Nodes first (they hold pods), then the control plane, then etcd.
   const order = (n: string) => (n.startsWith('node-') ? 0 : n.startsWith('etcd-') ? 2 : n === 'dockerd' ? 3 : 1);
@@ -340,15 +340,21 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
 
 export async function clusterStatus(out: (l: string) => void = (l) => console.log(l)): Promise<boolean> {
   const p = statePaths();
-  let allOk = true;
-  const names = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)).sort() : [];
+  const sp = supervisorPaths(p);
+  const sup = readSupervisorStatus(sp);
+  const pidNames = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)) : [];
+  const names = [...new Set([...pidNames, ...Object.keys(sup?.processes ?? {})])].filter((n) => n !== SUPERVISOR_NAME).sort();
   if (names.length === 0) { out('No cluster is running (make up starts one)'); return false; }
-  for (const n of names) {
-    const alive = isAlive(readPid(p.run, n));
-    allOk &&= alive;
-    out(`${n.padEnd(26)} ${alive ? 'running' : 'NOT RUNNING'}`);
-  }
+  const supPid = readPid(p.run, SUPERVISOR_NAME);
+  const supAlive = isAlive(supPid);
+  out(`supervisor: ${supAlive ? `running, pid ${supPid}` : 'NOT RUNNING (nothing is restarted; mkctl cluster up starts it and it adopts the running processes)'}`);
+  const rows = names.map((n) => {
+    const pid = readPid(p.run, n);
+    const status = sup?.processes[n];
+    return { name: n, alive: isAlive(pid), ...(pid ? { pid } : {}), ...(status ? { status } : {}) };
+  });
+  for (const l of formatStatusTable(rows, Date.now())) out(l);
   const api = await httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pkiPaths(p.pki, []).ca.cert });
-  out(`${'apiserver /readyz'.padEnd(26)} ${api ? 'ok' : 'FAILING'}`);
-  return allOk && api;
+  out(`apiserver /readyz: ${api ? 'ok' : 'FAILING'}`);
+  return supAlive && rows.every((r) => r.alive) && api;
 }

@@ -26,6 +26,11 @@ export const ETCD_MEMBERS: readonly EtcdMember[] = [
   { name: 'etcd-3', clientPort: 32379, peerPort: 32380 },
 ];
 
+/** etcd's --initial-cluster: every member by its peer URL. */
+export function etcdInitialCluster(): string {
+  return ETCD_MEMBERS.map((x) => `${x.name}=https://127.0.0.1:${x.peerPort}`).join(',');
+}
+
 export function etcdEndpoints(): string[] {
   return ETCD_MEMBERS.map((m) => `https://127.0.0.1:${m.clientPort}`);
 }
@@ -38,7 +43,7 @@ export interface EtcdTls { ca: string; cert: string; key: string; peerCert: stri
  * both required to present a certificate of the etcd CA (kubeadm's etcd flags).
  */
 export function etcdArgs(m: EtcdMember, dataDir: string, state: 'new' | 'existing', tls: EtcdTls): string[] {
-  const initial = ETCD_MEMBERS.map((x) => `${x.name}=https://127.0.0.1:${x.peerPort}`).join(',');
+  const initial = etcdInitialCluster();
   return [
     '--name', m.name, '--data-dir', dataDir,
     '--listen-client-urls', `https://127.0.0.1:${m.clientPort}`, '--advertise-client-urls', `https://127.0.0.1:${m.clientPort}`,

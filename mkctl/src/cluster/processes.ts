@@ -27,9 +27,17 @@ export function readPid(runDir: string, name: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
+/**
+ * True while pid names a live process. A zombie is dead: PID 1 on these machines reaps orphans
+ * only now and then, and a stopped component must not look alive until it does.
+ */
 export function isAlive(pid: number | undefined): boolean {
   if (!pid) return false;
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch { return true; }
 }
 
 /** Starts spec detached, output appended to .mk8s/logs/<name>.log; returns its pid. */

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeChanges, faultSignals, isConverged, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
+
+const facts: ClusterFacts = {
+  processes: ['apiserver', 'controller-manager', 'etcd-1', 'etcd-2', 'etcd-3', 'node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet', 'node-2-kubelet', 'scheduler'],
+  etcdLeader: 'etcd-2', etcdFollowers: ['etcd-3', 'etcd-1'],
+  leases: { 'controller-manager': { holder: 'host_1', valid: true }, scheduler: { holder: 'host_2', valid: false } },
+};
+
+for (const tc of [
+  { target: 'etcd-3', want: { names: ['etcd-3'] } },
+  { target: 'etcd-leader', want: { names: ['etcd-2'] } },
+  { target: 'etcd-follower', want: { names: ['etcd-1'] } },
+  { target: 'apiserver', want: { names: ['apiserver'] } },
+  { target: 'controller-manager-leader', want: { names: ['controller-manager'] } },
+  { target: 'scheduler-leader', want: { error: 'no scheduler holds its leader Lease now' } },
+  { target: 'kubelet/node-1', want: { names: ['node-1-kubelet'] } },
+  { target: 'cri/node-1', want: { names: ['node-1-cri-docker'] } },
+  { target: 'proxy/node-1', want: { names: ['node-1-kube-proxy'] } },
+  { target: 'proxy/node-2', want: { error: 'no kube-proxy of node node-2 is supervised' } },
+  { target: 'node/node-1', want: { names: ['node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet'] } },
+  { target: 'kubelet/node-9', want: { error: 'no kubelet of node node-9 is supervised' } },
+]) test(`resolveTarget(${tc.target})`, () => assert.deepEqual(resolveTarget(tc.target, facts), tc.want));
+
+test('resolveTarget: no leader, and an unknown target, are errors naming what exists', () => {
+  assert.deepEqual(resolveTarget('etcd-leader', { ...facts, etcdLeader: undefined }), { error: 'etcd has no leader now' });
+  const r = resolveTarget('dockerd', facts);
+  assert.ok('error' in r && /unknown target dockerd: a process \(apiserver, .*\) or a role \(etcd-leader, /.test(r.error));
+});
+
+test('faultSignals: kill, stop for N seconds, restart', () => {
+  assert.deepEqual(faultSignals('kill', 5), [{ signal: 'SIGKILL', afterMs: 0 }]);
+  assert.deepEqual(faultSignals('stop', 5), [{ signal: 'SIGSTOP', afterMs: 0 }, { signal: 'SIGCONT', afterMs: 5000 }]);
+  assert.deepEqual(faultSignals('restart', 5), [{ signal: 'SIGTERM', afterMs: 0 }]);
+});
+
+const healthy: Observation = {
+  processes: { 'etcd-1': 'running pid 10', apiserver: 'running pid 11' }, apiserverReady: true, etcdLeader: 'etcd-1',
+  leases: { 'kube-controller-manager': 'h_1' }, nodes: { 'node-1': 'True' }, deployments: { 'default/web': '2/2' },
+};
+
+test('describeChanges names each change, one line each', () => {
+  const next: Observation = { ...healthy, processes: { 'etcd-1': 'backoff', apiserver: 'running pid 11' }, apiserverReady: false, etcdLeader: undefined, nodes: { 'node-1': 'Unknown' }, deployments: { 'default/web': '1/2' } };
+  assert.deepEqual(describeChanges(healthy, next), [
+    'process etcd-1: running pid 10 -> backoff',
+    'apiserver /readyz: FAILING',
+    'etcd leader: etcd-1 -> none',
+    'node Ready node-1: True -> Unknown',
+    'deployment default/web: 2/2 -> 1/2',
+  ]);
+  assert.deepEqual(describeChanges(healthy, healthy), []);
+});
+
+for (const tc of [
+  { name: 'a healthy cluster', o: healthy, want: true },
+  { name: 'a process in back-off', o: { ...healthy, processes: { 'etcd-1': 'backoff' } }, want: false },
+  { name: 'no etcd leader', o: { ...healthy, etcdLeader: undefined }, want: false },
+  { name: 'a lease without holder', o: { ...healthy, leases: { 'kube-scheduler': undefined } }, want: false },
+  { name: 'a node not Ready', o: { ...healthy, nodes: { 'node-1': 'Unknown' } }, want: false },
+  { name: 'a Deployment short of replicas', o: { ...healthy, deployments: { 'default/web': '1/2' } }, want: false },
+] as const) test(`isConverged: ${tc.name}`, () => assert.equal(isConverged(tc.o as Observation), tc.want));
+
+test('isConverged with a baseline waits only for what was healthy before the fault', () => {
+  const base: Observation = { ...healthy, nodes: { 'node-1': 'True', 'node-2': 'False' }, deployments: { 'default/web': '2/2', 'other/broken': '0/1' } };
+  assert.equal(isConverged({ ...base, deployments: { 'default/web': '2/2', 'other/broken': '0/1' } }, base), true);
+  assert.equal(isConverged({ ...base, deployments: { 'default/web': '1/2', 'other/broken': '0/1' } }, base), false);
+  assert.equal(isConverged({ ...base, nodes: { 'node-1': 'Unknown', 'node-2': 'False' } }, base), false);
+  assert.equal(isConverged({ ...base, deployments: { 'other/broken': '0/1' } }, base), true, 'a Deployment deleted meanwhile is not waited for');
+});

@@ -1,0 +1,115 @@
+/**
+ * `mkctl chaos` decisions (pure): which of the cluster's processes a target names, which signals a
+ * fault sends, and what `--watch` prints as the cluster heals.
+ */
+
+export type ChaosAction = 'kill' | 'stop' | 'restart';
+export const CHAOS_ACTIONS: readonly ChaosAction[] = ['kill', 'stop', 'restart'];
+
+/** What the target resolution needs to know about the running cluster. */
+export interface ClusterFacts {
+  /** Supervised process names (etcd-1, apiserver, node-1-kubelet, ...). */
+  processes: string[];
+  etcdLeader?: string | undefined;
+  etcdFollowers: string[];
+  /** Leader-election Leases: the holder and whether it is still valid. */
+  leases: { 'controller-manager'?: LeaseFact; scheduler?: LeaseFact };
+}
+export interface LeaseFact { holder?: string; valid: boolean }
+
+export const ROLES = ['etcd-leader', 'etcd-follower', 'apiserver', 'controller-manager-leader', 'scheduler-leader', 'kubelet/<node>', 'cri/<node>', 'proxy/<node>', 'node/<node>'] as const;
+
+const NODE_ROLE: Record<string, string> = { kubelet: 'kubelet', cri: 'cri-docker', proxy: 'kube-proxy' };
+
+/**
+ * The processes target names: a process name as `cluster status` lists it, or a role. One
+ * controller-manager and one scheduler run here, so the leader role names that process once its
+ * Lease is held (the holder identity is hostname_uuid, not a process).
+ */
+export function resolveTarget(target: string, f: ClusterFacts): { names: string[] } | { error: string } {
+  const have = (n: string) => f.processes.includes(n);
+  if (have(target)) return { names: [target] };
+  switch (target) {
+    case 'etcd-leader': return f.etcdLeader && have(f.etcdLeader) ? { names: [f.etcdLeader] } : { error: 'etcd has no leader now' };
+    case 'etcd-follower': {
+      const x = f.etcdFollowers.filter(have).sort()[0];
+      return x ? { names: [x] } : { error: 'no etcd follower is running' };
+    }
+    case 'apiserver': {
+      const names = f.processes.filter((n) => /^apiserver(-\d+)?$/.test(n));
+      return names.length ? { names } : { error: 'no apiserver is supervised' };
+    }
+    case 'controller-manager-leader':
+    case 'scheduler-leader': {
+      const comp = target === 'scheduler-leader' ? 'scheduler' : 'controller-manager';
+      const lease = f.leases[comp];
+      if (!lease?.holder || !lease.valid) return { error: `no ${comp} holds its leader Lease now` };
+      return have(comp) ? { names: [comp] } : { error: `${comp} is not supervised` };
+    }
+  }
+  const m = /^(kubelet|cri|proxy|node)\/(.+)$/.exec(target);
+  if (m) {
+    const [, role, node] = m as unknown as [string, string, string];
+    const names = role === 'node' ? f.processes.filter((n) => Object.values(NODE_ROLE).some((r) => n === `${node}-${r}`)) : [`${node}-${NODE_ROLE[role]}`].filter(have);
+    return names.length ? { names } : { error: `no ${role === 'node' ? 'process' : NODE_ROLE[role]} of node ${node} is supervised` };
+  }
+  return { error: `unknown target ${target}: a process (${f.processes.join(', ')}) or a role (${ROLES.join(', ')})` };
+}
+
+/** The signals of a fault, in order, and the pause between them. */
+export function faultSignals(action: ChaosAction, seconds: number): { signal: NodeJS.Signals; afterMs: number }[] {
+  switch (action) {
+    case 'kill': return [{ signal: 'SIGKILL', afterMs: 0 }];
+    case 'stop': return [{ signal: 'SIGSTOP', afterMs: 0 }, { signal: 'SIGCONT', afterMs: seconds * 1000 }];
+    case 'restart': return [{ signal: 'SIGTERM', afterMs: 0 }];
+  }
+}
+
+/** One look at the cluster, as `--watch` takes it every second. */
+export interface Observation {
+  /** name → "running pid N" | "backoff" | "held" | "NOT RUNNING" */
+  processes: Record<string, string>;
+  apiserverReady: boolean;
+  etcdLeader?: string | undefined;
+  /** lease name → holder (undefined when expired or unreadable) */
+  leases: Record<string, string | undefined>;
+  /** node → Ready status (True/False/Unknown) */
+  nodes: Record<string, string>;
+  /** namespace/name → "available/desired" of Deployments */
+  deployments: Record<string, string>;
+}
+
+/** What changed between two observations, one line each (pure). */
+export function describeChanges(prev: Observation | undefined, next: Observation): string[] {
+  const out: string[] = [];
+  const map = (what: string, a: Record<string, string | undefined> | undefined, b: Record<string, string | undefined>) => {
+    for (const k of [...new Set([...Object.keys(a ?? {}), ...Object.keys(b)])].sort()) {
+      const x = a?.[k]; const y = b[k];
+      if (x !== y) out.push(`${what} ${k}: ${x ?? '-'} -> ${y ?? '-'}`);
+    }
+  };
+  map('process', prev?.processes, next.processes);
+  if (prev?.apiserverReady !== next.apiserverReady) out.push(`apiserver /readyz: ${next.apiserverReady ? 'ok' : 'FAILING'}`);
+  if (prev?.etcdLeader !== next.etcdLeader) out.push(`etcd leader: ${prev?.etcdLeader ?? '-'} -> ${next.etcdLeader ?? 'none'}`);
+  map('lease', prev?.leases, next.leases);
+  map('node Ready', prev?.nodes, next.nodes);
+  map('deployment', prev?.deployments, next.deployments);
+  return out;
+}
+
+const available = (d: string | undefined) => { const [a, w] = (d ?? '').split('/'); return !!a && a === w; };
+
+/**
+ * Converged: every process running, the apiserver ready, etcd and both leases with a leader, and
+ * every node and Deployment that was Ready / fully available before the fault (baseline) so
+ * again; without a baseline, all of them. A Deployment broken before the fault is not waited for.
+ */
+export function isConverged(o: Observation, baseline?: Observation): boolean {
+  const nodes = Object.keys(baseline?.nodes ?? o.nodes).filter((n) => !baseline || baseline.nodes[n] === 'True');
+  const deps = Object.keys(baseline?.deployments ?? o.deployments).filter((d) => !baseline || available(baseline.deployments[d]));
+  return Object.values(o.processes).every((s) => s.startsWith('running'))
+    && o.apiserverReady && !!o.etcdLeader
+    && Object.values(o.leases).every((h) => !!h)
+    && nodes.every((n) => o.nodes[n] === 'True')
+    && deps.every((d) => available(o.deployments[d]) || !(d in o.deployments));
+}
