@@ -20,6 +20,7 @@ import type { ImageService, RuntimeService } from '@mk8s/proto';
 import type { ConfigSource } from './env.js';
 import { ServiceAccountTokenManager } from './volumes.js';
 import { NodeStatusManager } from './node-status.js';
+import { ObjectCache } from './object-cache.js';
 import type { ConfigMapObj, NodeObj, PodObj, PvcObj, PvObj, SecretObj } from './objects.js';
 import { GenericPleg } from './pleg.js';
 import { PodCache } from './pod-cache.js';
@@ -62,6 +63,8 @@ export interface KubeletConfig {
   relistPeriodMs?: number;
   /** Every pod is synced at least this often (ConfigMap/Secret volumes refresh). @default 20_000 */
   resyncPeriodMs?: number;
+  /** ConfigMaps and Secrets read for volumes and env are reused this long (object-cache.ts). @default 5000 */
+  configCacheTtlMs?: number;
   /** Orphan cleanup period. @default 2000 */
   housekeepingPeriodMs?: number;
   informers?: SharedInformerFactory;
@@ -98,13 +101,17 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const tokens = new ServiceAccountTokenManager({
     request: (ns, sa, body) => client.resource(ServiceAccounts, ns).createSubresource(sa, 'token', body), now: () => clock.now(),
   });
+  // ConfigMaps and Secrets of volumes and env: one cached read shared by every pod and sync (object-cache.ts).
+  const ttlMs = cfg.configCacheTtlMs ?? 5_000;
+  const configMaps = new ObjectCache<ConfigMapObj>({ clock, ttlMs, fetch: async (ns, name) => {
+    try { return await client.resource<ConfigMapObj>(ConfigMaps, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
+  const secrets = new ObjectCache<SecretObj>({ clock, ttlMs, fetch: async (ns, name) => {
+    try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
   const configs: ConfigSource = {
-    async configMap(ns, name) {
-      try { return await client.resource<ConfigMapObj>(ConfigMaps, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
-    async secret(ns, name) {
-      try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
+    configMap: (ns, name) => configMaps.get(ns, name),
+    secret: (ns, name) => secrets.get(ns, name),
     serviceAccountToken: (pod, req) => tokens.get(pod, req),
     async persistentVolumeClaim(ns, name) {
       try { return await client.resource<PvcObj>(PersistentVolumeClaims, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
@@ -233,6 +240,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // The PLEG's last relist already knows every owner; listing again would double Docker's load.
     const owners = pleg.podUids();
     for (const uid of owners) if (!pods.has(uid) && !workers.isRunning(uid)) workers.enqueue(uid);
+    configMaps.prune(); secrets.prune();
   };
 
   podInformer.addEventHandler({

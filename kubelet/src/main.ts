@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLogger, newRegistry, parseFlags, setupSignalHandler } from '@mk8s/component-base';
-import { createClientset, newRestClientMetrics } from '@mk8s/client';
+import { createClientset, createEventRecorder, newRestClientMetrics } from '@mk8s/client';
 import { RemoteImageService, RemoteRuntimeService } from '@mk8s/proto';
 import { createKubelet, type KubeletConfig } from './kubelet.js';
 import { tokenReviewAuthenticator, webhookAuthorizer } from './server-auth.js';
@@ -36,9 +36,13 @@ const flags = parseFlags(process.argv.slice(2), {
 const nodeName = flags['node-name'] ?? hostname();
 const logger = createLogger({ component: 'kubelet', level: flags['log-level'] ?? 'info' });
 const socketPath = (flags['container-runtime-endpoint'] ?? '').replace(/^unix:\/\//, '');
-// One registry for the kubelet and its clientset (rest_client_*): /metrics on the API and health ports.
+// One registry for the kubelet and its clientsets (rest_client_*): /metrics on the API and health ports.
 const registry = newRegistry();
-const client = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger, metrics: newRestClientMetrics(registry) });
+const restMetrics = newRestClientMetrics(registry);
+const client = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger, metrics: restMetrics });
+// Events go through a client of their own, as upstream's kubelet (EventRecordQPS 50, EventBurst 100):
+// a burst of pods' Events must not queue the volume reads and status writes behind them.
+const eventClient = createClientset({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), userAgent: 'kubelet', logger, qps: 50, burst: 100, metrics: restMetrics });
 const runtime = new RemoteRuntimeService({ socketPath });
 const images = new RemoteImageService({ socketPath });
 const server = serverOptions();
@@ -47,6 +51,7 @@ const kubelet = createKubelet({
   nodeIP: flags['node-ip'] ?? '127.0.0.1',
   rootDir: flags['root-dir'] ?? '/var/lib/mk8s-kubelet',
   client, runtime, images, logger, registry,
+  recorder: createEventRecorder({ client: eventClient, component: 'kubelet', host: nodeName, logger }),
   healthPort: Number(flags['health-port']),
   healthBindAddress: flags['health-bind-address'] ?? '127.0.0.1',
   port: Number(flags.port),

@@ -257,6 +257,31 @@ test('a missing ConfigMap in env is CreateContainerConfigError; configMap volume
   assert.ok(c.config.mounts?.some((m) => m.containerPath === '/data' && m.hostPath.includes('empty-dir')));
 });
 
+test('an invalid image name is InvalidImageName (InspectFailed), and no container is ever created for it', async () => {
+  const f = fixture();
+  const p = pod({ containers: [{ name: 'c', image: 'Busybox:1.36' }] });
+  for (let i = 0; i < 3; i++) {
+    const r = await f.sync(p);
+    assert.equal(r.status.containerStatuses?.[0]?.state?.waiting?.reason, 'InvalidImageName');
+    assert.match(r.status.containerStatuses?.[0]?.state?.waiting?.message ?? '', /must be lowercase/);
+    f.clock.step(10_000);
+  }
+  assert.ok(f.recorder.events.some((e) => e.startsWith('Warning InspectFailed Failed to apply default image tag "Busybox:1.36"')), f.recorder.events.join('\n'));
+  assert.equal([...f.runtime.containers.values()].filter((c) => c.config.metadata.name !== 'POD').length, 0);
+});
+
+test('a missing Secret and a missing ConfigMap key are CreateContainerConfigError with upstream\'s messages', async () => {
+  const f = fixture({ configMaps: { cm: { metadata: { name: 'cm' }, data: { k: 'v' } } } });
+  const secret = await f.sync(pod({ containers: [{ name: 'c', image: 'busybox:1.36', env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'absent', key: 'k' } } }] }] }, 'secret'));
+  assert.equal(secret.status.containerStatuses?.[0]?.state?.waiting?.reason, 'CreateContainerConfigError');
+  assert.equal(secret.status.containerStatuses?.[0]?.state?.waiting?.message, 'secret "absent" not found');
+  const key = await f.sync(pod({ containers: [{ name: 'c', image: 'busybox:1.36', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm', key: 'nope' } } }] }] }, 'key'));
+  assert.equal(key.status.containerStatuses?.[0]?.state?.waiting?.reason, 'CreateContainerConfigError');
+  assert.equal(key.status.containerStatuses?.[0]?.state?.waiting?.message, "couldn't find key nope in ConfigMap default/cm");
+  assert.ok(f.recorder.events.includes('Warning Failed Error: secret "absent" not found'), f.recorder.events.join('\n'));
+  assert.equal([...f.runtime.containers.values()].filter((c) => c.config.metadata.name !== 'POD').length, 0);
+});
+
 test('init containers run in order before the app container', async () => {
   const f = fixture();
   const p = pod({ initContainers: [{ name: 'i1', image: 'busybox:1.36' }, { name: 'i2', image: 'busybox:1.36' }] });

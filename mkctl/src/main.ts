@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { clusterDown, clusterStatus, clusterUp, nodeCredentials } from './cluster/cluster.js';
 import { ensureAddons } from './cluster/addons.js';
+import { composeAdminKubeconfig, composePki, composeStateDir } from './cluster/compose.js';
 import { statePaths } from './cluster/paths.js';
 import { registerKubectlCommands } from './kubectl/register.js';
 import { registerNodeCommands } from './node/command.js';
@@ -23,14 +25,23 @@ cluster.command('credentials').description('issue the certificates a machine nee
   .requiredOption('--out <dir>', 'where to write ca.crt, node.crt/key, kubelet-serving.crt/key, kube-proxy.crt/key')
   .action(async (o: { nodeName: string; nodeIp: string; out: string }) => { await nodeCredentials({ nodeName: o.nodeName, nodeIp: o.nodeIp, outDir: o.out }); });
 cluster.command('addons').description('apply the add-on manifests (cluster DNS) and wait for them (cluster up does this; the compose cluster runs it once)')
-  .option('--apiserver <url>', 'the apiserver, plain and without credentials (else the local cluster\'s admin kubeconfig); not --server, which is the global kubectl flag')
-  .option('--addon-apiserver <url>', 'how add-on pods reach the apiserver when not through their ServiceAccount: --server URL for them')
   .option('--timeout <seconds>', 'how long to wait for the add-ons', '300')
-  .action(async (o: { apiserver?: string; addonApiserver?: string; timeout: string }) => {
+  .action(async (o: { timeout: string }) => {
     const p = statePaths();
-    // The global -s/--server names the apiserver as well (commander gives it to the program, not here).
-    const server = o.apiserver ?? (program.opts() as { server?: string }).server;
-    await ensureAddons({ root: p.root, ...(server ? { server } : { kubeconfig: p.kubeconfig }), ...(o.addonApiserver ? { addonApiserver: o.addonApiserver } : {}), out: (l) => console.log(l), timeoutMs: Number(o.timeout) * 1000 });
+    // The global --kubeconfig names the admin's credentials (the compose addons service's), else the local cluster's.
+    const kubeconfig = (program.opts() as { kubeconfig?: string }).kubeconfig ?? p.kubeconfig;
+    await ensureAddons({ root: p.root, kubeconfig, out: (l) => console.log(l), timeoutMs: Number(o.timeout) * 1000 });
+  });
+cluster.command('compose-pki').description("make the compose cluster's PKI and each compose service's credentials (the compose pki service runs this)")
+  .requiredOption('--dir <dir>', 'the PKI directory: ca/ (kept) and one directory per service')
+  .action(async (o: { dir: string }) => { await composePki({ dir: o.dir }); });
+cluster.command('compose-credentials').description("print (or write) the admin's kubeconfig for the compose cluster, for kubectl on this machine")
+  .option('--state-dir <dir>', 'the compose state dir ($MK8S_COMPOSE_STATE, else /var/lib/mk8s-compose)')
+  .option('--port <port>', 'the published apiserver port on 127.0.0.1 ($MK8S_COMPOSE_PORT, else 16443)')
+  .option('--out <file>', 'write the kubeconfig there (mode 0600) instead of printing it')
+  .action((o: { stateDir?: string; port?: string; out?: string }) => {
+    const text = composeAdminKubeconfig({ stateDir: o.stateDir ?? composeStateDir(), port: Number(o.port ?? process.env['MK8S_COMPOSE_PORT'] ?? 16443) });
+    if (o.out) writeFileSync(o.out, text, { mode: 0o600 }); else process.stdout.write(text);
   });
 cluster.command('status').description("report each component's health")
   .action(async () => { if (!(await clusterStatus())) process.exitCode = 1; });

@@ -5,6 +5,11 @@
  * down: `compose down -v`, the pod containers by node label, the node state dirs. The `addons`
  * service applies the cluster DNS add-on: a pod reaches the Service by name.
  *
+ * Secure as the local cluster: the pki service made the PKI under the state dir, the host's kubectl
+ * uses the admin kubeconfig of `mkctl cluster compose-credentials`; anonymous and plain-HTTP requests
+ * to the apiserver and the kubelets are refused, pods/log goes through the kubelet's HTTPS port with
+ * the apiserver's client certificate, a Secret's value is neither in etcd nor in the audit log.
+ *
  * Slow and independent of the local cluster, so it runs only with MK8S_COMPOSE_TEST=1
  * (`make test-compose`). It uses its own project name, a free host port and a temporary state dir,
  * but the compose network (10.250.0.0/24, bridge mk8s-compose0) is fixed: a compose cluster you
@@ -13,7 +18,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,6 +52,16 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** One HTTPS GET trusting ca, without a client certificate: the status code. */
+function anonymousGet(url: string, ca: string): Promise<number> {
+  return new Promise((res, rej) => {
+    const r = request(url, { ca: readFileSync(ca), timeout: 10_000 }, (m) => { m.resume(); m.on('end', () => res(m.statusCode ?? 0)); });
+    r.on('timeout', () => r.destroy(new Error('timeout')));
+    r.on('error', rej);
+    r.end();
+  });
+}
+
 async function waitFor<T>(what: string, fn: () => T | undefined, timeoutMs: number, detail: () => string = () => ''): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -61,14 +77,14 @@ describe('docker-compose cluster', { skip: ENABLED ? false : 'set MK8S_COMPOSE_T
   const stateDir = mkdtempSync(join(tmpdir(), 'mk8s-compose-e2e-'));
   const kubeconfig = join(stateDir, 'kubeconfig');
   let env: NodeJS.ProcessEnv = process.env;
+  let port = 0;
   const compose = (args: string[], timeoutMs = 600_000) => sh(composeBin!, [...composePre, '-p', PROJECT, ...args], { env, timeoutMs });
   const kubectl = (args: string[], input?: string) => sh('kubectl', ['--kubeconfig', kubeconfig, ...args], { ...(input ? { input } : {}), timeoutMs: 60_000 });
   const diagnostics = () => `${kubectl(['get', 'nodes,pods', '-A', '-o', 'wide']).stdout}\n${compose(['ps'], 60_000).stdout}\n${compose(['logs', '--tail', '20'], 60_000).stdout.slice(-6000)}`;
 
   before(async () => {
-    const port = await freePort();
+    port = await freePort();
     env = { ...process.env, MK8S_COMPOSE_PORT: String(port), MK8S_COMPOSE_STATE: stateDir, COMPOSE_HTTP_TIMEOUT: '300' };
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`);
     const b = sh('bash', ['images/build.sh'], { timeoutMs: 600_000 });
     assert.equal(b.code, 0, `images/build.sh failed: ${b.stderr}`);
     // A leftover of an interrupted run would hold the network.
@@ -91,6 +107,10 @@ describe('docker-compose cluster', { skip: ENABLED ? false : 'set MK8S_COMPOSE_T
   test('comes up and both nodes become Ready', { timeout: UP_TIMEOUT_MS + 120_000 }, async () => {
     const up = compose(['up', '-d'], UP_TIMEOUT_MS);
     assert.equal(up.code, 0, `compose up failed:\n${up.stderr}\n${up.stdout}`);
+    // The admin's kubeconfig for the host, from the PKI the pki service made.
+    const cred = sh(process.execPath, ['mkctl/dist/main.js', 'cluster', 'compose-credentials', '--state-dir', stateDir, '--port', String(port), '--out', kubeconfig]);
+    assert.equal(cred.code, 0, cred.stderr);
+    assert.match(readFileSync(kubeconfig, 'utf8'), new RegExp(`server: https://127\\.0\\.0\\.1:${port}`));
     await waitFor('both compose nodes Ready', () => {
       const r = kubectl(['get', 'nodes', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\\n"}{end}']);
       if (r.code !== 0) return undefined;
@@ -100,6 +120,22 @@ describe('docker-compose cluster', { skip: ENABLED ? false : 'set MK8S_COMPOSE_T
     // The published port is on loopback only.
     const ports = compose(['port', 'apiserver', '6443'], 60_000).stdout.trim();
     assert.match(ports, /^127\.0\.0\.1:\d+$/);
+  });
+
+  test('serves HTTPS only, refuses anonymous callers, authorizes by RBAC; the admin kubeconfig works', async () => {
+    const ca = join(stateDir, 'pki', 'ca', 'ca.crt');
+    assert.equal(await anonymousGet(`https://127.0.0.1:${port}/api/v1/pods`, ca), 401);
+    assert.equal(await anonymousGet(`https://127.0.0.1:${port}/healthz`, ca), 200);
+    const plain = sh('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-m', '5', `http://127.0.0.1:${port}/api/v1/pods`]);
+    assert.notEqual(plain.stdout, '200', 'no plain HTTP');
+    assert.equal(kubectl(['auth', 'can-i', '*', '*']).stdout.trim(), 'yes');
+    // Node,RBAC rather than allow-all: a component identity gets its role only.
+    assert.match(kubectl(['auth', 'can-i', 'list', 'secrets', '--as', 'system:kube-scheduler']).stdout, /^no/);
+    assert.match(kubectl(['auth', 'can-i', 'create', 'bindings', '-n', 'default', '--as', 'system:kube-scheduler']).stdout, /^yes/);
+    // Each component is its own identity: no 401/403 in their logs means they got in with it.
+    for (const svc of ['controller-manager', 'scheduler']) {
+      assert.doesNotMatch(compose(['logs', '--no-color', svc], 60_000).stdout, /Unauthorized/, `${svc} authenticates`);
+    }
   });
 
   test('runs a Deployment to Running on the compose nodes', { timeout: POD_TIMEOUT_MS + 60_000 }, async () => {
@@ -129,6 +165,43 @@ spec:
       const ids = sh('docker', ['ps', '-q', '--filter', `label=io.mk8s.node=${node}`, '--filter', `label=io.kubernetes.pod.name=${name}`]).stdout.split('\n').filter(Boolean);
       assert.ok(ids.length >= 2, `pause + web containers of ${name} labelled io.mk8s.node=${node}`);
     }
+    // pods/log: the apiserver calls the kubelet's HTTPS port with its kubelet-client certificate.
+    const logs = kubectl(['logs', running[0]![0]!]);
+    assert.equal(logs.code, 0, logs.stderr);
+  });
+
+  test("the kubelets' HTTPS port refuses anonymous callers (401) and another node's identity (403)", async () => {
+    // From compose-node-1 to compose-node-2's kubelet: no certificate, then compose-node-1's own (Node authorizer: not its node).
+    const probe = (withCert: boolean) => compose(['exec', '-T', 'compose-node-1', 'node', '-e', `
+      const fs = require('node:fs');
+      const o = { rejectUnauthorized: false, timeout: 5000, ${withCert ? "cert: fs.readFileSync('/etc/mk8s/tls/node.crt'), key: fs.readFileSync('/etc/mk8s/tls/node.key')" : ''} };
+      require('node:https').get('https://10.250.0.32:10250/pods', o, (r) => { r.resume(); console.log(r.statusCode); }).on('error', (e) => console.log('error ' + e.message));`], 60_000).stdout.trim();
+    assert.equal(probe(false), '401');
+    assert.equal(probe(true), '403');
+  });
+
+  test('keeps a Secret encrypted in every etcd member and out of the audit log', async () => {
+    const value = `compose-secret-${process.pid}-${Date.now()}`;
+    const c = kubectl(['create', 'secret', 'generic', 'compose-secret', `--from-literal=password=${value}`]);
+    assert.equal(c.code, 0, c.stderr);
+    assert.equal(Buffer.from(kubectl(['get', 'secret', 'compose-secret', '-o', 'jsonpath={.data.password}']).stdout, 'base64').toString(), value);
+    for (const member of ['etcd-1', 'etcd-2', 'etcd-3']) {
+      const raw = await waitFor(`the Secret in ${member}`, () => {
+        const r = compose(['exec', '-T', member, 'etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/mk8s/tls/ca.crt',
+          '--cert=/etc/mk8s/tls/peer.crt', '--key=/etc/mk8s/tls/peer.key', 'get', '--print-value-only', '/registry/secrets/default/compose-secret'], 60_000);
+        return r.code === 0 && r.stdout.length > 0 ? r.stdout : undefined;
+      }, 60_000);
+      assert.ok(raw.startsWith('k8s:enc:aesgcm:v1:key1:'), `${member}: ${raw.slice(0, 30)}`);
+      assert.ok(!raw.includes(value) && !raw.includes(Buffer.from(value).toString('base64')), `${member} holds no byte of the value in the clear`);
+    }
+    // The audit log (the repository's default policy: Secrets at Metadata) in the state dir's logs/.
+    const audit = join(stateDir, 'logs', 'audit.log');
+    const text = await waitFor('an audit event for the Secret', () => {
+      const t = existsSync(audit) ? readFileSync(audit, 'utf8') : '';
+      return t.includes('"name":"compose-secret"') ? t : undefined;
+    }, 60_000);
+    assert.ok(!text.includes(value) && !text.includes(Buffer.from(value).toString('base64')));
+    kubectl(['delete', 'secret', 'compose-secret']);
   });
 
   test('reaches the Deployment through a Service from both node containers (kube-proxy, host-gw routes)', { timeout: POD_TIMEOUT_MS + 60_000 }, async () => {

@@ -36,9 +36,14 @@ function postAs(token: string, path: string, body: unknown): Promise<{ code: num
 }
 const whoami = (token: string) => postAs(token, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
 
-describe('ServiceAccount tokens and PodSecurity on the launched cluster', { skip: server && existsSync(CA) ? false : 'the cluster is not secure (no https kubeconfig or no .mk8s/pki/ca.crt)' }, () => {
+describe('ServiceAccount tokens and PodSecurity on the launched cluster', () => {
   const ns = uniqueName('e2e-sa');
   const restricted = uniqueName('e2e-psa');
+  // The local cluster is always secure: an insecure one is a failure, not a reason to skip.
+  test('the cluster has its CA and an HTTPS kubeconfig', () => {
+    assert.ok(server, `${KUBECONFIG} has no https:// server`);
+    assert.ok(existsSync(CA), `no cluster CA at ${CA}`);
+  });
   before(() => {
     // The shared helper waits for the `default` ServiceAccount after "namespace/x created".
     kubectlOk(['create', 'namespace', ns]);

@@ -241,6 +241,29 @@ describe('CustomResourceDefinition', () => {
     assert.equal(group.preferredVersion.version, 'v1');
   });
 
+  test('x-kubernetes-validations: CEL rules refuse objects, transition rules updates', async (t) => {
+    const { app } = await setup(t);
+    const crd = crontabCrd();
+    const spec = crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec;
+    spec['x-kubernetes-validations'] = [{ rule: "!has(self.mode) || self.mode != 'Slow' || self.replicas <= 3", message: 'Slow crontabs run at most 3 replicas' }];
+    spec.properties.image['x-kubernetes-validations'] = [{ rule: 'self == oldSelf', message: 'image is immutable' }];
+    await createCrd(app, crd);
+    const bad = await app.inject({ method: 'POST', url: CT, payload: crontab('a', { mode: 'Slow', replicas: 5 }) });
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.equal(bad.json().message, 'CronTab.stable.example.com "a" is invalid: spec: Invalid value: "object": Slow crontabs run at most 3 replicas');
+    assert.equal((await app.inject({ method: 'POST', url: CT, payload: crontab('a', { mode: 'Slow', replicas: 2 }) })).statusCode, 201);
+    const change = await app.inject({ method: 'PATCH', url: `${CT}/a`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { image: 'nginx' } } });
+    assert.equal(change.statusCode, 422, change.body);
+    assert.equal(change.json().details.causes[0].field, 'spec.image');
+    const badRule = crontabCrd();
+    badRule['metadata'].name = 'others.stable.example.com';
+    badRule['spec'].names = { plural: 'others', kind: 'Other' };
+    badRule['spec'].versions[0].schema.openAPIV3Schema['x-kubernetes-validations'] = [{ rule: 'self.(' }];
+    const refused = await app.inject({ method: 'POST', url: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', payload: badRule });
+    assert.equal(refused.statusCode, 422);
+    assert.equal(refused.json().details.causes[0].field, 'spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule');
+  });
+
   test('cluster-scoped custom resources', async (t) => {
     const { app } = await setup(t);
     await createCrd(app, crontabCrd({ scope: 'Cluster' }));

@@ -16,6 +16,7 @@ import type { ResourceEntry, Subresource, TablePrinter } from '../registry/regis
 import { scaleSubresource, statusSubresource, type ScaleMapping } from '../endpoints/subresources.js';
 import { applySchemaDefaults, compileSchema, prune, unknownFieldPaths, type JSONSchemaProps } from './schema.js';
 import { evalJsonPath, parseJsonPath, simplePath } from './jsonpath.js';
+import { celErrors } from './cel.js';
 import { storageVersionOf, type Crd, type CrdNames, type CrdVersion, type PrinterColumn, type ScaleSubresourceSpec } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -189,8 +190,8 @@ export function customResourceEntry(crd: Crd, version: CrdVersion, o: CustomEntr
       applySchemaDefaults(next, schema);
       toStorage(next);
     },
-    validate: (obj) => validate(obj),
-    validateUpdate: (next) => validate(next),
+    validate: (obj) => [...validate(obj), ...celErrors(obj, undefined, schema)],
+    validateUpdate: (next, prev) => [...validate(next), ...celErrors(next, prev, schema)],
   };
   // Pruning then defaulting, on every write of the object (upstream: decoding prunes, then defaults).
   const defaulter = (_r: ResourceDescriptor, obj: KubeObject): KubeObject => {

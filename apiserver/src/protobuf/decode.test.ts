@@ -160,6 +160,38 @@ const cases: { name: string; file: string; want: Record<string, unknown> }[] = [
     },
   },
   {
+    name: 'debug node/n1 --image (a host-namespaces Pod pinned to the node)', file: 'pod-debug-node',
+    want: {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'node-debugger-n1-zp4n2' },
+      spec: {
+        volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
+        containers: [{ name: 'debugger', image: 'busybox:1.36', command: ['true'], resources: {}, volumeMounts: [{ name: 'host-root', mountPath: '/host' }], terminationMessagePolicy: 'File' }],
+        restartPolicy: 'Never', nodeName: 'n1', hostNetwork: true, hostPID: true, hostIPC: true, tolerations: [{ operator: 'Exists' }],
+      },
+      status: {},
+    },
+  },
+  {
+    name: 'debug app --copy-to (the stored, defaulted Pod plus a container; pointer zero priority kept)', file: 'pod-debug-copy',
+    want: {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'app-debug', namespace: 'default' },
+      spec: {
+        containers: [
+          { name: 'app', image: 'busybox:1.36', args: ['sleep', '3600'], resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' },
+          { name: 'dbg', image: 'busybox:1.36', command: ['true'], resources: {}, terminationMessagePolicy: 'File' },
+        ],
+        restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', serviceAccountName: 'default', serviceAccount: 'default',
+        securityContext: {}, schedulerName: 'default-scheduler',
+        tolerations: [
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+          { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+        ],
+        priority: 0, enableServiceLinks: true, preemptionPolicy: 'PreemptLowerPriority',
+      },
+      status: {},
+    },
+  },
+  {
     name: 'create token --duration --audience', file: 'tokenrequest',
     want: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {}, spec: { audiences: ['a1'], expirationSeconds: 600 }, status: { token: '' } },
   },

@@ -33,7 +33,7 @@ describe('kubectl protobuf verbs', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const { kubectl, ok } = kubectlRunner({ kubeconfig: () => join(dir, 'kubeconfig'), cacheDir: () => join(dir, 'cache') });
+  const { run, kubectl, ok } = kubectlRunner({ kubeconfig: () => join(dir, 'kubeconfig'), cacheDir: () => join(dir, 'cache') });
   const json = async (...args: string[]) => JSON.parse(await ok('get', ...args, '-o', 'json')) as Record<string, any>;
 
   test('create namespace', async () => {
@@ -114,6 +114,18 @@ describe('kubectl protobuf verbs', () => {
     assert.deepEqual((await json('pdb', 'guard'))['spec'], { minAvailable: 1, selector: { matchLabels: { app: 'web' } } });
     assert.match(await ok('create', 'pdb', 'guard2', '--selector=app=web', '--max-unavailable=25%'), /poddisruptionbudget.policy\/guard2 created/);
     assert.equal((await json('pdb', 'guard2'))['spec']['maxUnavailable'], '25%');
+  });
+
+  test('debug node/x and debug --copy-to create their Pods', async () => {
+    const node = await run(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }));
+    assert.equal(node.code, 0, node.stderr);
+    assert.match(await ok('debug', 'node/n1', '--image=busybox:1.36', '--profile=general', '--', 'true'), /Creating debugging pod node-debugger-n1-\w+ with container debugger on node n1/);
+    const dbg = (await json('pods'))['items'].find((p: Record<string, any>) => p['metadata']['name'].startsWith('node-debugger-n1-'));
+    assert.equal(dbg['spec']['nodeName'], 'n1');
+    assert.equal(dbg['spec']['hostPID'], true);
+    await ok('run', 'app', '--image=busybox:1.36', '--', 'sleep', '3600');
+    await ok('debug', 'app', '--copy-to=app-debug', '--image=busybox:1.36', '--container=dbg', '--profile=general', '--', 'true');
+    assert.deepEqual((await json('pod', 'app-debug'))['spec']['containers'].map((c: Record<string, unknown>) => c['name']), ['app', 'dbg']);
   });
 
   test('auth can-i', async () => {

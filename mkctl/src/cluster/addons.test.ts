@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ADDON_MANIFESTS, readManifests, withApiserver } from './addons.js';
+import { ADDON_MANIFESTS, readManifests } from './addons.js';
 import { repoRoot } from './paths.js';
 
 const objs = readManifests(join(repoRoot(), ADDON_MANIFESTS[0]!));
@@ -21,11 +21,4 @@ test('the ClusterRole only lists and watches what cluster-dns reads', () => {
   const role = find('ClusterRole') as unknown as { rules: { resources: string[]; verbs: string[] }[] };
   assert.deepEqual(role.rules.flatMap((r) => r.resources).sort(), ['endpointslices', 'namespaces', 'pods', 'services']);
   for (const r of role.rules) assert.deepEqual(r.verbs, ['list', 'watch']);
-});
-
-test('withApiserver gives add-on containers --server, leaves other objects alone', () => {
-  const d = withApiserver(find('Deployment'), 'http://10.96.0.1:443') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
-  assert.deepEqual(d.spec.template.spec.containers[0]!.args.slice(-2), ['--server', 'http://10.96.0.1:443']);
-  assert.equal(withApiserver(find('Service'), 'http://x'), find('Service'));
-  assert.equal(withApiserver(find('Deployment'), undefined), find('Deployment'));
 });

@@ -40,33 +40,18 @@ export async function applyObject(client: Clientset, obj: KubeObject): Promise<'
 
 export interface AddonOptions {
   root: string;
-  /** The admin's kubeconfig; or server, a plain URL without credentials (the compose cluster). */
-  kubeconfig?: string;
-  server?: string;
-  /**
-   * Where add-on pods reach the apiserver when it is not through their ServiceAccount (the compose
-   * cluster has no authentication): passed to each add-on container as `--server URL`.
-   */
-  addonApiserver?: string;
+  /** The admin's kubeconfig (the local cluster's, or the compose cluster's addons credentials). */
+  kubeconfig: string;
   out: (l: string) => void;
   timeoutMs: number;
 }
 
-/** obj with `--server url` appended to the args of every container of an add-on Deployment. */
-export function withApiserver(obj: KubeObject, url: string | undefined): KubeObject {
-  if (!url || obj.kind !== 'Deployment' || !ADDON_DEPLOYMENTS.includes(`${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`)) return obj;
-  const next = structuredClone(obj);
-  const pod = ((next['spec'] as { template?: { spec?: { containers?: { args?: string[] }[] } } }).template?.spec);
-  for (const c of pod?.containers ?? []) c.args = [...(c.args ?? []), '--server', url];
-  return next;
-}
-
 /** Applies every add-on manifest and waits until each add-on Deployment has all replicas available. */
 export async function ensureAddons(o: AddonOptions): Promise<void> {
-  const client = createClientset({ ...(o.server ? { server: o.server } : { kubeconfig: o.kubeconfig }), userAgent: 'mkctl-addons' } as Parameters<typeof createClientset>[0]);
+  const client = createClientset({ kubeconfig: o.kubeconfig, userAgent: 'mkctl-addons' });
   try {
     const started = Date.now();
-    for (const f of ADDON_MANIFESTS) for (const obj of readManifests(join(o.root, f))) await applyObject(client, withApiserver(obj, o.addonApiserver));
+    for (const f of ADDON_MANIFESTS) for (const obj of readManifests(join(o.root, f))) await applyObject(client, obj);
     const r = lookupKind('apps/v1', 'Deployment')!;
     await Promise.all(ADDON_DEPLOYMENTS.map(async (key) => {
       const [ns = '', name = ''] = key.split('/');

@@ -22,6 +22,7 @@ import { ensureSupervisor, readSupervisorStatus, stopSupervisor, superviseSpec, 
 import { formatStatusTable } from './status-table.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
+import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
 
@@ -58,40 +59,11 @@ function etcdTls(pki: PkiPaths): EtcdTls {
   return { ca: pki.etcd.ca.cert, cert: pki.etcd.server.cert, key: pki.etcd.server.key, peerCert: pki.etcd.peer.cert, peerKey: pki.etcd.peer.key };
 }
 
-/** The apiserver's command line: every security stage on, files from the PKI. */
-function apiserverArgs(p: StatePaths, pki: PkiPaths, script: string): string[] {
-  return [script,
-    '--etcd-servers', etcdEndpoints().join(','),
-    '--etcd-cafile', pki.etcd.ca.cert, '--etcd-certfile', pki.apiserverEtcdClient.cert, '--etcd-keyfile', pki.apiserverEtcdClient.key,
-    '--bind-address', `127.0.0.1,${HOST_BRIDGE_IP}`, '--port', String(APISERVER_PORT),
-    '--tls-cert-file', pki.apiserver.cert, '--tls-private-key-file', pki.apiserver.key, '--client-ca-file', pki.ca.cert,
-    '--authorization-mode', 'Node,RBAC',
-    '--service-account-key-file', pki.serviceAccount.pub,
-    '--encryption-provider-config', p.encryptionConfig,
-    '--kubelet-client-certificate', pki.apiserverKubeletClient.cert, '--kubelet-client-key', pki.apiserverKubeletClient.key,
-    '--kubelet-certificate-authority', pki.ca.cert,
-    // Audit log (audit.k8s.io/v1 JSON lines, rotated): the repository's default policy, Secrets at Metadata only.
-    '--audit-policy-file', join(p.root, 'apiserver', 'audit-policy.default.yaml'),
-    '--audit-log-path', join(p.logs, 'audit.log'), '--audit-log-maxsize', '50', '--audit-log-maxbackup', '2',
-    // Admission and ServiceAccount token signing go here (e.g. --enable-admission-plugins=...,
-    // --service-account-signing-key-file pki.serviceAccount.key, --service-account-issuer ...).
-    ...admissionArgs(pki),
-  ];
-}
-
-/** Admission plugins and the ServiceAccount signing key (owned by the admission work): extra apiserver flags. */
-function admissionArgs(pki: PkiPaths): string[] {
-  return [
-    '--enable-admission-plugins', 'NamespaceLifecycle,LimitRanger,ServiceAccount,NodeRestriction,PodSecurity,Priority,DefaultTolerationSeconds,ResourceQuota',
-    '--service-account-signing-key-file', pki.serviceAccount.key,
-  ];
-}
-
 /**
  * The EncryptionConfiguration for Secrets (AES-GCM, one random 256-bit key), written once: the key
  * must outlive restarts or stored Secrets become unreadable.
  */
-function ensureEncryptionConfig(file: string): void {
+export function ensureEncryptionConfig(file: string): void {
   if (existsSync(file)) return;
   const text = [
     'apiVersion: apiserver.config.k8s.io/v1',
@@ -128,7 +100,10 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
   const apiserver = script(p, 'apiserver');
   if (apiserver) {
     out.push({
-      spec: { name: 'apiserver', command: process.execPath, args: apiserverArgs(p, pki, apiserver) },
+      spec: { name: 'apiserver', command: process.execPath, args: [apiserver, ...secureApiserverFlags(pki, {
+        etcdServers: etcdEndpoints(), bindAddress: `127.0.0.1,${HOST_BRIDGE_IP}`, port: APISERVER_PORT, encryptionConfig: p.encryptionConfig,
+        auditPolicy: join(p.root, 'apiserver', 'audit-policy.default.yaml'), auditLog: join(p.logs, 'audit.log'),
+      })] },
       // /readyz is one of the paths anonymous requests may read.
       ready: () => httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pki.ca.cert }),
     });
@@ -290,6 +265,16 @@ export const NODE_CREDENTIAL_FILES = {
   proxyCert: 'kube-proxy.crt', proxyKey: 'kube-proxy.key',
 } as const;
 
+/** The PKI files a node's credentials directory holds: [source, NODE_CREDENTIAL_FILES name, mode]. */
+export function nodeCredentialCopies(pki: PkiPaths, nodeName: string): [string, string, number][] {
+  const k = pki.kubelets[nodeName]!;
+  const f = NODE_CREDENTIAL_FILES;
+  return [
+    [pki.ca.cert, f.ca, 0o644], [k.client.cert, f.cert, 0o644], [k.client.key, f.key, 0o600],
+    [k.serving.cert, f.servingCert, 0o644], [k.serving.key, f.servingKey, 0o600], [pki.kubeProxy.cert, f.proxyCert, 0o644], [pki.kubeProxy.key, f.proxyKey, 0o600],
+  ];
+}
+
 /**
  * What a machine needs to join the local cluster as node `name` (what `kubeadm join` gets through
  * TLS bootstrapping, issued here directly from the cluster CA): the CA, the kubelet's client
@@ -299,14 +284,8 @@ export async function nodeCredentials(o: { nodeName: string; nodeIp: string; out
   const p = statePaths();
   if (!existsSync(pkiPaths(p.pki, []).ca.cert)) throw new Error(`no cluster PKI at ${p.pki}: run mkctl cluster up first`);
   const pki = await ensurePki(p.pki, { nodes: [o.nodeName], nodeIPs: { [o.nodeName]: [o.nodeIp] } });
-  const k = pki.kubelets[o.nodeName]!;
   mkdirSync(o.outDir, { recursive: true, mode: 0o700 });
-  const f = NODE_CREDENTIAL_FILES;
-  const copies: [string, string, number][] = [
-    [pki.ca.cert, f.ca, 0o644], [k.client.cert, f.cert, 0o644], [k.client.key, f.key, 0o600],
-    [k.serving.cert, f.servingCert, 0o644], [k.serving.key, f.servingKey, 0o600], [pki.kubeProxy.cert, f.proxyCert, 0o644], [pki.kubeProxy.key, f.proxyKey, 0o600],
-  ];
-  for (const [from, to, mode] of copies) writeFileSync(join(o.outDir, to), readFileSync(from), { mode });
+  for (const [from, to, mode] of nodeCredentialCopies(pki, o.nodeName)) writeFileSync(join(o.outDir, to), readFileSync(from), { mode });
   (o.out ?? ((l: string) => console.log(l)))(`Credentials of node ${o.nodeName} (${o.nodeIp}) in ${o.outDir}: mkctl node join --credentials ${o.outDir} ...`);
 }
 
