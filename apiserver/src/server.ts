@@ -28,6 +28,7 @@ import { parseAdmissionPlugins } from './admission/plugins/enabled.js';
 import { DefaultStorageClass, PersistentVolumeClaimResize, StorageObjectInUseProtection, type StorageClassLister } from './admission/plugins/storage.js';
 import { loadAdmissionConfig } from './admission/plugins/admission-config.js';
 import { CrdController, CustomResourceDefinitions } from './apiextensions/index.js';
+import { Aggregator, APIServices, proxyToBackend } from './apiregistration/index.js';
 import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookAdmission, validatingWebhookAdmission, type WebhookAdmissionOptions, type WebhookConfiguration } from './admissionregistration/index.js';
 import { certificatesAdmission } from './admission/plugins/certificates.js';
 import { createRegistry, type Registry, type RequestContext, type ResourceEntry } from './registry/index.js';
@@ -477,6 +478,8 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   const resourceHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = req.requestInfo;
     if (!info.resourceRequest) throw notFoundError();
+    const backend = aggregator.backendFor(info.group, info.version);
+    if (backend) return proxyToBackend(backend, req, reply, req.user);
     const rc: RequestContext = { user: req.user, dryRun: false, warnings: [] };
     req.warnings = rc.warnings;
     return handleResourceRequest(deps, info, rc, req, reply);
@@ -528,7 +531,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     registry, crds: registry.get(CustomResourceDefinitions)!, clock, logger: o.logger,
     storage: o.storage, admission: crAdmission,
   });
+  // API aggregation: APIServices' groups proxied to their Services' endpoints.
+  const aggregator = new Aggregator({ registry, apiServices: registry.get(APIServices)!, clock, logger: o.logger });
   app.addHook('onReady', async () => {
+    void aggregator.run(closing.signal);
     void crdController.run(closing.signal);
     // Existing CRDs are served before the server reports ready (bounded: etcd may be down).
     await Promise.race([crdController.synced, new Promise<void>((r) => { const t = setTimeout(r, 5000); t.unref(); })]);

@@ -2,7 +2,8 @@
  * mkctl's generator commands on the launched cluster (issue 14): `mkctl create namespace|
  * deployment|configmap|secret generic|service clusterip|job`, `mkctl run`, `mkctl expose`, each
  * answering kubectl's line and making what kubectl would make (checked with the real kubectl),
- * the workloads running, and `kubectl get all` listing them. One namespace, deleted afterwards.
+ * the workloads running, `kubectl events --for` (and the events.k8s.io/v1 view of the same
+ * events), and `kubectl get all` listing them. One namespace, deleted afterwards.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,6 +75,18 @@ describe('mkctl generators', () => {
     await waitFor(() => json(['-n', ns, 'get', 'pod', 'solo'])['status']?.['phase'] === 'Running', { timeoutMs: 60_000, what: 'solo Running' });
     assert.equal(mkOk(['-n', ns, 'expose', 'pod', 'solo', '--port=8080', '--name=solo-svc']).trim(), 'service/solo-svc exposed');
     assert.deepEqual(json(['-n', ns, 'get', 'service', 'solo-svc'])['spec']['selector'], { tier: 'one' });
+  });
+
+  test('kubectl events --for shows the pod\'s events; events.k8s.io/v1 serves the same ones', async () => {
+    const out = await waitFor(() => { const o = k(['events', '--for', 'pod/solo']); return /Started/.test(o) ? o : undefined; }, { timeoutMs: 30_000, what: 'Started event' });
+    assert.match(out, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
+    assert.match(out, /Scheduled\s+Pod\/solo/);
+    assert.doesNotMatch(out, /Pod\/web-/);
+    const v1 = JSON.parse(k(['get', 'events.v1.events.k8s.io', '-o', 'json'])) as { items: { apiVersion: string; regarding: { name?: string }; reason?: string; note?: string }[] };
+    const started = v1.items.find((e) => e.regarding.name === 'solo' && e.reason === 'Started');
+    assert.ok(started, 'the Started event in the events.k8s.io/v1 view');
+    assert.equal(started.apiVersion, 'events.k8s.io/v1');
+    assert.match(started.note ?? '', /solo|container/i);
   });
 
   test('mkctl create job completes', async () => {

@@ -95,8 +95,20 @@ export function validateStatefulSet(sts: unknown): FieldError[] {
   errs.push(...validateNonnegative(spec.minReadySeconds, 'spec.minReadySeconds'));
   errs.push(...validateNonnegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
   if (isObj(spec.ordinals)) errs.push(...validateNonnegative(spec.ordinals.start, 'spec.ordinals.start'));
-  validateSelectorAndTemplate(spec, errs, 'statefulset');
   const templates = Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates : [];
+  // The template is validated as the pods the controller makes from it: each claim template is a
+  // volume of that name (replacing one the template may have), so containers may mount it.
+  // (Upstream skips the template's pod spec validation for this reason.)
+  const claimNames = templates.map((t: unknown) => (t as Obj)?.metadata?.name).filter((n: unknown): n is string => typeof n === 'string' && n !== '');
+  const tpl: Obj = isObj(spec.template) ? spec.template : {};
+  const asPod = claimNames.length === 0 || !isObj(tpl.spec) ? spec : {
+    ...spec,
+    template: { ...tpl, spec: { ...tpl.spec, volumes: [
+      ...(Array.isArray(tpl.spec.volumes) ? tpl.spec.volumes.filter((v: unknown) => !claimNames.includes((v as Obj)?.name)) : []),
+      ...claimNames.map((n: string) => ({ name: n, persistentVolumeClaim: { claimName: `${n}-${(sts as Obj)?.metadata?.name ?? 'x'}-0` } })),
+    ] } },
+  };
+  validateSelectorAndTemplate(asPod, errs, 'statefulset');
   templates.forEach((t: unknown, i: number) => {
     const name = (t as Obj)?.metadata?.name;
     if (typeof name !== 'string' || !name) errs.push(required(`spec.volumeClaimTemplates[${i}].metadata.name`, 'name or generateName is required'));

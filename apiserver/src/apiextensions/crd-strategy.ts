@@ -8,6 +8,7 @@ import type { RestStrategy, StrategyContext } from '../registry/generic/strategy
 import { metaOf } from '../registry/generic/strategy.js';
 import { formatTime } from '../registry/generic/names.js';
 import { structuralErrors } from './schema.js';
+import { ruleCompileErrors } from './cel.js';
 import { CLEANUP_FINALIZER, CustomResourceDefinitions, storageVersionOf, type Crd, type CrdCondition, type CrdVersion } from './types.js';
 
 const COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -83,7 +84,7 @@ function validateVersion(v: CrdVersion, base: string): FieldError[] {
   const errs: FieldError[] = [];
   const schema = v.schema?.openAPIV3Schema;
   if (!schema) errs.push(field.required(`${base}.schema.openAPIV3Schema`, 'schemas are required'));
-  else errs.push(...structuralErrors(schema, `${base}.schema.openAPIV3Schema`));
+  else errs.push(...structuralErrors(schema, `${base}.schema.openAPIV3Schema`), ...ruleCompileErrors(schema, `${base}.schema.openAPIV3Schema`));
   const scale = v.subresources?.scale;
   if (scale) {
     const sb = `${base}.subresources.scale`;

@@ -241,6 +241,46 @@ describe('CustomResourceDefinition', () => {
     assert.equal(group.preferredVersion.version, 'v1');
   });
 
+  test('x-kubernetes-validations: CEL rules refuse objects, transition rules updates', async (t) => {
+    const { app } = await setup(t);
+    const crd = crontabCrd();
+    const spec = crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec;
+    spec['x-kubernetes-validations'] = [{ rule: "!has(self.mode) || self.mode != 'Slow' || self.replicas <= 3", message: 'Slow crontabs run at most 3 replicas' }];
+    spec.properties.image['x-kubernetes-validations'] = [{ rule: 'self == oldSelf', message: 'image is immutable' }];
+    await createCrd(app, crd);
+    const bad = await app.inject({ method: 'POST', url: CT, payload: crontab('a', { mode: 'Slow', replicas: 5 }) });
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.equal(bad.json().message, 'CronTab.stable.example.com "a" is invalid: spec: Invalid value: "object": Slow crontabs run at most 3 replicas');
+    assert.equal((await app.inject({ method: 'POST', url: CT, payload: crontab('a', { mode: 'Slow', replicas: 2 }) })).statusCode, 201);
+    const change = await app.inject({ method: 'PATCH', url: `${CT}/a`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { image: 'nginx' } } });
+    assert.equal(change.statusCode, 422, change.body);
+    assert.equal(change.json().details.causes[0].field, 'spec.image');
+    const badRule = crontabCrd();
+    badRule['metadata'].name = 'others.stable.example.com';
+    badRule['spec'].names = { plural: 'others', kind: 'Other' };
+    badRule['spec'].versions[0].schema.openAPIV3Schema['x-kubernetes-validations'] = [{ rule: 'self.(' }];
+    const refused = await app.inject({ method: 'POST', url: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', payload: badRule });
+    assert.equal(refused.statusCode, 422);
+    assert.equal(refused.json().details.causes[0].field, 'spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule');
+  });
+
+  test('server-side apply merges x-kubernetes-list-type map lists by key; other lists are atomic', async (t) => {
+    const { app } = await setup(t);
+    const crd = crontabCrd();
+    const props = crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    props.ports = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } } };
+    props.args = { type: 'array', items: { type: 'string' } };
+    await createCrd(app, crd);
+    const apply = (manager: string, spec: Json) => app.inject({ method: 'PATCH', url: `${CT}/a?fieldManager=${manager}`, headers: { 'content-type': 'application/apply-patch+yaml' },
+      payload: JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'a' }, spec: { cronSpec: '* * * * */5', ...spec } }) });
+    assert.equal((await apply('one', { ports: [{ name: 'http', port: 80 }], args: ['a'] })).statusCode, 201);
+    const two = await apply('two', { ports: [{ name: 'metrics', port: 9090 }] });
+    assert.equal(two.statusCode, 200, two.body);
+    assert.deepEqual(two.json().spec.ports.map((p: Json) => p.name).sort(), ['http', 'metrics']);
+    const conflict = await apply('three', { args: ['b'] });
+    assert.equal(conflict.statusCode, 409, 'an atomic list owned by another manager conflicts');
+  });
+
   test('cluster-scoped custom resources', async (t) => {
     const { app } = await setup(t);
     await createCrd(app, crontabCrd({ scope: 'Cluster' }));

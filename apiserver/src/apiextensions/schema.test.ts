@@ -4,6 +4,7 @@ import { applySchemaDefaults, compileSchema, prune, structuralErrors, type JSONS
 import { evalJsonPath, parseJsonPath } from './jsonpath.js';
 import { sortVersions } from './custom-resource.js';
 import { crdStatusFor, nameConflicts } from './controller.js';
+import { celErrors, ruleCompileErrors } from './cel.js';
 import type { Crd } from './types.js';
 
 const spec = (properties: Record<string, JSONSchemaProps>, required?: string[]): JSONSchemaProps =>
@@ -94,5 +95,36 @@ describe('names', () => {
     const c = crdStatusFor(clash, [crd('a', 'as', 'A'), clash], now);
     assert.equal(c.acceptedNames, undefined);
     assert.deepEqual(c.conditions?.map((x) => [x.type, x.status, x.reason]), [['NamesAccepted', 'False', 'NameConflict'], ['Established', 'False', 'NotAccepted']]);
+  });
+});
+
+describe('x-kubernetes-validations (CEL)', () => {
+  const s: JSONSchemaProps = { type: 'object', properties: { spec: {
+    type: 'object',
+    'x-kubernetes-validations': [
+      { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
+      { rule: 'self.name.startsWith("w")', messageExpression: '"name " + self.name + " must start with w"', fieldPath: '.name' },
+    ],
+    properties: {
+      replicas: { type: 'integer' }, maxReplicas: { type: 'integer' }, name: { type: 'string' },
+      immutable: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'Value is immutable' }] },
+      ratio: { type: 'number', 'x-kubernetes-validations': [{ rule: 'self < 1.0' }] },
+    },
+  } } };
+  const errs = (obj: unknown, old?: unknown) => celErrors(obj, old, s).map((e) => e.message);
+  test('passing rules give nothing', () => assert.deepEqual(errs({ spec: { replicas: 1, maxReplicas: 2, name: 'web', ratio: 0.5 } }), []));
+  test('message, messageExpression with fieldPath, default message', () => {
+    assert.deepEqual(errs({ spec: { replicas: 3, maxReplicas: 2, name: 'api', ratio: 2 } }), [
+      'spec: Invalid value: "object": replicas must not exceed maxReplicas',
+      'spec.name: Invalid value: "object": name api must start with w',
+      'spec.ratio: Invalid value: "number": failed rule: self < 1.0',
+    ]);
+  });
+  test('transition rules need the old object', () => {
+    assert.deepEqual(errs({ spec: { replicas: 1, maxReplicas: 1, name: 'w', immutable: 'b' } }), []);
+    assert.deepEqual(errs({ spec: { replicas: 1, maxReplicas: 1, name: 'w', immutable: 'b' } }, { spec: { immutable: 'a' } }), ['spec.immutable: Invalid value: "string": Value is immutable']);
+  });
+  test('rules that do not compile are CRD validation errors', () => {
+    assert.deepEqual(ruleCompileErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.(' }] }, 'r').map((e) => e.field), ['r.x-kubernetes-validations[0].rule']);
   });
 });

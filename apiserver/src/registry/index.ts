@@ -10,6 +10,7 @@ import { Registry } from './registry.js';
 import { builtinSubresources, statusSubresource } from '../endpoints/subresources.js';
 import { crdStrategy } from '../apiextensions/crd-strategy.js';
 import { CustomResourceDefinitions } from '../apiextensions/types.js';
+import { APIServices, apiServiceStrategy } from '../apiregistration/types.js';
 import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookStrategy, validatingWebhookStrategy } from '../admissionregistration/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
@@ -81,6 +82,8 @@ export function createRegistry(o: RegistryOptions): Registry {
   // admissionregistration.k8s.io: the webhooks the admission chain calls.
   reg.add({ descriptor: ValidatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: validatingWebhookStrategy }), subresources: new Map() });
   reg.add({ descriptor: MutatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: mutatingWebhookStrategy }), subresources: new Map() });
+  // apiregistration.k8s.io: APIServices (the aggregator serves and proxies their groups).
+  reg.add({ descriptor: APIServices, store: new Store({ ...storeOpts, strategy: apiServiceStrategy }), subresources: new Map([['status', statusSubresource]]) });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }

@@ -86,6 +86,18 @@ describe('apps/v1 DaemonSet, StatefulSet, ControllerRevision', () => {
     assert.equal(badPolicy.code, 422);
   });
 
+  test('a StatefulSet\'s containers may mount its claim templates; an unknown volume is still refused', async (t) => {
+    const { req } = await setup(t);
+    const claimTpl = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }];
+    const mounting = (mount: string) => ({ metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'c', image: 'busybox', volumeMounts: [{ name: mount, mountPath: '/data' }] }] } });
+    const ok = await req('POST', `${APPS}/statefulsets`, sts('db', { template: mounting('data'), volumeClaimTemplates: claimTpl }));
+    assert.equal(ok.code, 201, JSON.stringify(ok.body));
+    assert.equal(ok.body.spec.template.spec.volumes, undefined, 'the stored template is as given');
+    const bad = await req('POST', `${APPS}/statefulsets`, sts('db2', { selector: { matchLabels: { app: 'db' } }, template: mounting('other'), volumeClaimTemplates: claimTpl }));
+    assert.equal(bad.code, 422);
+    assert.ok(bad.body.details.causes.some((c: Obj) => c.field === 'spec.template.spec.containers[0].volumeMounts[0].name'), JSON.stringify(bad.body));
+  });
+
   test('a ControllerRevision keeps its data immutable and prints its controller', async (t) => {
     const { req } = await setup(t);
     const cr = {

@@ -1,0 +1,98 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '@mk8s/component-base';
+import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
+import { MemoryStorage } from '../testing/memory-storage.js';
+import { buildApiServer } from '../server.js';
+
+type Json = Record<string, any>;
+let dir = '';
+let backend: Server | undefined;
+let port = 0;
+let caBundle = '';
+const seen: Json[] = [];
+
+/** A backend serving metrics.example.com/v1beta1 widgets, as an aggregated API server does. */
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mk8s-agg-'));
+  const ca = await ensureCa({ cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') });
+  const cert = await issueCertificate(ca, { commonName: 'api', usage: 'server', dnsNames: ['api.default.svc'] });
+  caBundle = Buffer.from(ca.certPem).toString('base64');
+  backend = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+    seen.push({ url: req.url, user: req.headers['x-remote-user'], groups: req.headers['x-remote-group'] });
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/apis/metrics.example.com/v1beta1') {
+      return res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'metrics.example.com/v1beta1', resources: [{ name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list'] }] }));
+    }
+    if (req.url?.startsWith('/apis/metrics.example.com/v1beta1/namespaces/default/widgets')) {
+      return res.end(JSON.stringify({ kind: 'WidgetList', apiVersion: 'metrics.example.com/v1beta1', metadata: {}, items: [{ metadata: { name: 'w' }, user: req.headers['x-remote-user'] }] }));
+    }
+    res.statusCode = 404;
+    res.end('{}');
+  });
+  await new Promise<void>((r) => backend!.listen(0, '127.0.0.1', () => r()));
+  port = (backend.address() as { port: number }).port;
+});
+after(async () => {
+  backend?.closeAllConnections();
+  await new Promise<void>((r) => backend!.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function eventually<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('API aggregation', () => {
+  test('an APIService backed by a Service answers through the apiserver, in discovery, with Available', async (t) => {
+    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger() });
+    await app.ready();
+    t.after(() => app.close());
+    const post = async (url: string, payload: Json) => { const r = await app.inject({ method: 'POST', url, payload }); assert.ok(r.statusCode < 300, r.body); return r.json(); };
+    await post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'api' }, spec: { ports: [{ port: 443, targetPort: port }] } });
+    const apiService = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1beta1.metrics.example.com' },
+      spec: { group: 'metrics.example.com', version: 'v1beta1', service: { namespace: 'default', name: 'api', port: 443 }, caBundle, groupPriorityMinimum: 100, versionPriority: 100 } };
+    await post('/apis/apiregistration.k8s.io/v1/apiservices', apiService);
+    const available = (want: string) => eventually(async () => {
+      const a = (await app.inject({ url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com' })).json();
+      const c = a.status?.conditions?.find((x: Json) => x.type === 'Available');
+      return c?.status === want ? c : undefined;
+    }, `Available=${want}`);
+    const missing = await available('False');
+    assert.equal(missing.reason, 'MissingEndpoints');
+    await post('/api/v1/namespaces/default/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] });
+    // Endpoints changes are seen at the next check; touching the APIService checks now.
+    await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });
+    const ok = await available('True');
+    assert.equal(ok.reason, 'Passed');
+    const list = await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets', headers: { 'user-agent': 'test' } });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.equal(list.json().items[0].user, 'system:anonymous');
+    assert.equal(seen.at(-1)!['user'], 'system:anonymous');
+    const disc = (await app.inject({ url: '/apis/metrics.example.com/v1beta1' })).json();
+    assert.deepEqual(disc.resources.map((r: Json) => r.name), ['widgets']);
+    const groups = (await app.inject({ url: '/apis' })).json();
+    assert.ok(groups.groups.some((g: Json) => g.name === 'metrics.example.com'));
+    await app.inject({ method: 'DELETE', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com' });
+    await eventually(async () => ((await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets' })).statusCode === 404 ? true : undefined), 'unserved');
+  });
+
+  test('APIServices are validated', async (t) => {
+    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger() });
+    await app.ready();
+    t.after(() => app.close());
+    const r = await app.inject({ method: 'POST', url: '/apis/apiregistration.k8s.io/v1/apiservices', payload: { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'wrong' }, spec: { group: 'g.io', version: 'v1', groupPriorityMinimum: 0, versionPriority: 1 } } });
+    assert.equal(r.statusCode, 422);
+    assert.deepEqual(r.json().details.causes.map((c: Json) => c.field), ['metadata.name', 'spec.groupPriorityMinimum']);
+  });
+});
