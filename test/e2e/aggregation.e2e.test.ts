@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
-import { kubectl, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+import { kubectl, kubectlAsync, kubectlAsyncOk, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
 
 const ns = uniqueName('e2e-agg');
 const HOST = '10.240.0.1';
@@ -40,7 +40,7 @@ describe('API aggregation', () => {
     await new Promise<void>((r) => server!.listen(0, HOST, () => r()));
     const port = (server.address() as { port: number }).port;
     kubectlOk(['create', 'namespace', ns]);
-    kubectlOk(['apply', '-f', '-'], { input: `
+    await kubectlAsyncOk(['apply', '-f', '-'], { input: `
 apiVersion: v1
 kind: Service
 metadata: { name: backend, namespace: ${ns} }
@@ -72,15 +72,16 @@ spec:
   });
 
   test('the APIService becomes Available and its group answers through the apiserver', async () => {
-    kubectlOk(['wait', '--for=condition=Available', '--timeout=60s', `apiservice/${APISERVICE}`]);
-    assert.match(kubectlOk(['api-resources', '--api-group=aggregated.e2e.example.com']), /^gadgets\s+aggregated\.e2e\.example\.com\/v1\s+false\s+Gadget$/m);
-    const out = await waitFor(() => { const r = kubectl(['get', 'gadgets.aggregated.e2e.example.com', '-o', 'name']); return r.code === 0 ? r.stdout : undefined; }, { timeoutMs: 30_000, what: 'gadgets through the apiserver' });
+    // kubectl runs asynchronously: the backend (in this process) must answer meanwhile.
+    await kubectlAsyncOk(['wait', '--for=condition=Available', '--timeout=60s', `apiservice/${APISERVICE}`]);
+    assert.match(await kubectlAsyncOk(['api-resources', '--api-group=aggregated.e2e.example.com']), /^gadgets\s+aggregated\.e2e\.example\.com\/v1\s+false\s+Gadget$/m);
+    const out = await waitFor(async () => { const r = await kubectlAsync(['get', 'gadgets.aggregated.e2e.example.com', '-o', 'name']); return r.code === 0 ? r.stdout : undefined; }, { timeoutMs: 30_000, what: 'gadgets through the apiserver' });
     assert.match(out, /gadget.aggregated.e2e.example.com\/from-the-backend/);
     assert.ok(users.some((u) => u !== '' && u !== 'system:anonymous'), `the backend saw the caller: ${users.join(',')}`);
   });
 
   test('deleting the APIService stops serving its group', async () => {
-    kubectlOk(['delete', 'apiservice', APISERVICE]);
-    await waitFor(() => kubectl(['get', '--raw', '/apis/aggregated.e2e.example.com/v1/gadgets']).code !== 0, { timeoutMs: 30_000, what: 'the group gone' });
+    await kubectlAsyncOk(['delete', 'apiservice', APISERVICE]);
+    await waitFor(async () => (await kubectlAsync(['get', '--raw', '/apis/aggregated.e2e.example.com/v1/gadgets'])).code !== 0, { timeoutMs: 30_000, what: 'the group gone' });
   });
 });

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
-import { kubectl, kubectlOk, uniqueName } from './lib/cluster.js';
+import { kubectl, kubectlAsync, kubectlAsyncOk, kubectlOk, uniqueName } from './lib/cluster.js';
 
 const ns = uniqueName('e2e-webhooks');
 let dir = '';
@@ -66,23 +66,24 @@ describe('admission webhooks', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the validating webhook denies with a message kubectl prints', () => {
-    const r = kubectl(['-n', ns, 'create', 'configmap', 'nope', '--from-literal=forbidden=1']);
+  // kubectl runs asynchronously while the webhook server (in this process) must answer.
+  test('the validating webhook denies with a message kubectl prints', async () => {
+    const r = await kubectlAsync(['-n', ns, 'create', 'configmap', 'nope', '--from-literal=forbidden=1']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /admission webhook "deny\.e2e\.example\.com" denied the request: ConfigMaps may not carry a "forbidden" key/);
   });
 
-  test('the mutating webhook adds a label', () => {
-    kubectlOk(['-n', ns, 'create', 'configmap', 'fine', '--from-literal=a=1']);
-    assert.equal(kubectlOk(['-n', ns, 'get', 'configmap', 'fine', '-o', 'jsonpath={.metadata.labels.webhook}']), 'mutated');
+  test('the mutating webhook adds a label', async () => {
+    await kubectlAsyncOk(['-n', ns, 'create', 'configmap', 'fine', '--from-literal=a=1']);
+    assert.equal(await kubectlAsyncOk(['-n', ns, 'get', 'configmap', 'fine', '-o', 'jsonpath={.metadata.labels.webhook}']), 'mutated');
   });
 
-  test('other namespaces are not sent to the webhooks', () => {
+  test('other namespaces are not sent to the webhooks', async () => {
     const other = `${ns}-other`;
-    kubectlOk(['create', 'namespace', other]);
+    await kubectlAsyncOk(['create', 'namespace', other]);
     try {
-      kubectlOk(['-n', other, 'create', 'configmap', 'free', '--from-literal=forbidden=1']);
-      assert.equal(kubectlOk(['-n', other, 'get', 'configmap', 'free', '-o', 'jsonpath={.metadata.labels}']), '');
+      await kubectlAsyncOk(['-n', other, 'create', 'configmap', 'free', '--from-literal=forbidden=1']);
+      assert.equal(await kubectlAsyncOk(['-n', other, 'get', 'configmap', 'free', '-o', 'jsonpath={.metadata.labels}']), '');
     } finally {
       kubectl(['delete', 'namespace', other, '--wait=false']);
     }

@@ -11,7 +11,8 @@ import type { Clock, Logger } from '@mk8s/component-base';
 import type { Registry } from '../registry/registry.js';
 import type { RequestContext, Store } from '../registry/generic/store.js';
 import { setCondition } from './crd-strategy.js';
-import { customResourceEntries, type CustomStoreOptions } from './custom-resource.js';
+import { applySchemaOf, customResourceEntries, type CustomStoreOptions } from './custom-resource.js';
+import { registerApplySchema } from '../registry/generic/apply.js';
 import { CLEANUP_FINALIZER, isTrue, type Crd, type CrdCondition, type CrdNames, type CrdStatus } from './types.js';
 
 const SYSTEM: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
@@ -73,7 +74,7 @@ export interface CrdControllerOptions extends CustomStoreOptions {
 export class CrdController {
   private readonly crds = new Map<string, Crd>();
   /** What is served per CRD: the key it was built from and its descriptors. */
-  private readonly served = new Map<string, { key: string; descriptors: ResourceDescriptor[] }>();
+  private readonly served = new Map<string, { key: string; descriptors: ResourceDescriptor[]; undo: (() => void)[] }>();
   private readonly cleaning = new Set<string>();
   private markSynced!: () => void;
   /** Resolves once the CRDs that existed at start are served. */
@@ -118,6 +119,7 @@ export class CrdController {
     const s = this.served.get(name);
     if (!s) return;
     for (const d of s.descriptors) this.o.registry.remove(d);
+    for (const u of s.undo) u();
     this.served.delete(name);
   }
 
@@ -155,8 +157,11 @@ export class CrdController {
     const entries = customResourceEntries(crd, { storage: this.o.storage, clock: this.o.clock, admission: this.o.admission, terminating });
     const keep = new Set(entries.map((e) => `${e.descriptor.group}/${e.descriptor.version}/${e.descriptor.resource}`));
     for (const d of current?.descriptors ?? []) if (!keep.has(`${d.group}/${d.version}/${d.resource}`)) this.o.registry.remove(d);
+    for (const u of current?.undo ?? []) u();
     for (const e of entries) this.o.registry.add(e);
-    this.served.set(name, { key, descriptors: entries.map((e) => e.descriptor) });
+    // Server-side apply merges the versions' keyed lists (x-kubernetes-list-type: map).
+    const undo = crd.spec.versions.filter((v) => v.served).map((v) => registerApplySchema(`${crd.spec.group}/${v.name}`, entries[0]!.descriptor.kind, applySchemaOf(v.schema?.openAPIV3Schema)));
+    this.served.set(name, { key, descriptors: entries.map((e) => e.descriptor), undo });
   }
 
   /** Deletes every object of the CRD (all namespaces), waits until they are gone, then drops the finalizer. */

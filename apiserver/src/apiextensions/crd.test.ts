@@ -264,6 +264,23 @@ describe('CustomResourceDefinition', () => {
     assert.equal(refused.json().details.causes[0].field, 'spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].rule');
   });
 
+  test('server-side apply merges x-kubernetes-list-type map lists by key; other lists are atomic', async (t) => {
+    const { app } = await setup(t);
+    const crd = crontabCrd();
+    const props = crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    props.ports = { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } } };
+    props.args = { type: 'array', items: { type: 'string' } };
+    await createCrd(app, crd);
+    const apply = (manager: string, spec: Json) => app.inject({ method: 'PATCH', url: `${CT}/a?fieldManager=${manager}`, headers: { 'content-type': 'application/apply-patch+yaml' },
+      payload: JSON.stringify({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'a' }, spec: { cronSpec: '* * * * */5', ...spec } }) });
+    assert.equal((await apply('one', { ports: [{ name: 'http', port: 80 }], args: ['a'] })).statusCode, 201);
+    const two = await apply('two', { ports: [{ name: 'metrics', port: 9090 }] });
+    assert.equal(two.statusCode, 200, two.body);
+    assert.deepEqual(two.json().spec.ports.map((p: Json) => p.name).sort(), ['http', 'metrics']);
+    const conflict = await apply('three', { args: ['b'] });
+    assert.equal(conflict.statusCode, 409, 'an atomic list owned by another manager conflicts');
+  });
+
   test('cluster-scoped custom resources', async (t) => {
     const { app } = await setup(t);
     await createCrd(app, crontabCrd({ scope: 'Cluster' }));

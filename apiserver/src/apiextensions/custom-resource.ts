@@ -6,8 +6,8 @@
  * patch refused. Building an entry is pure; the controller adds and removes them.
  */
 import {
-  ALL_VERBS, ApiError, apiVersionOf, translateTimestampSince, validateObject,
-  type KubeObject, type ResourceDescriptor,
+  ALL_VERBS, ApiError, apiVersionOf, patchSchemaFor, translateTimestampSince, validateObject,
+  type KubeObject, type PatchMeta, type PatchSchema, type ResourceDescriptor,
 } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import { Store, type StoreOptions } from '../registry/generic/store.js';
@@ -158,6 +158,34 @@ export function customScale(spec: ScaleSubresourceSpec): ScaleMapping {
     },
     withReplicas: (obj, replicas) => { setPath(obj as Obj, specPath, replicas); return obj; },
   };
+}
+
+// ---- server-side apply ----
+
+/**
+ * The merge rules server-side apply uses for a version: lists with x-kubernetes-list-type `map`
+ * merge by their (first) list-map key, `set` lists as sets, every other list is atomic (the CRD
+ * default); ObjectMeta's rules at the root.
+ */
+export function applySchemaOf(schema: JSONSchemaProps | undefined): PatchSchema {
+  const walk = (s: JSONSchemaProps | undefined): PatchSchema | undefined => {
+    if (!s?.properties) return undefined;
+    const out: Record<string, PatchMeta> = {};
+    for (const [k, p] of Object.entries(s.properties)) {
+      if (p.type === 'array') {
+        const t = p['x-kubernetes-list-type'];
+        const fields = walk(p.items);
+        if (t === 'map' && p['x-kubernetes-list-map-keys']?.[0]) out[k] = { strategy: 'merge', mergeKey: p['x-kubernetes-list-map-keys'][0], ...(fields ? { fields } : {}) };
+        else if (t === 'set') out[k] = { strategy: 'merge' };
+        else out[k] = { strategy: 'replace' };
+      } else {
+        const fields = walk(p);
+        if (fields) out[k] = { fields };
+      }
+    }
+    return Object.keys(out).length ? out : undefined;
+  };
+  return { ...patchSchemaFor({ group: '', resource: '' }), ...(walk(schema) ?? {}) };
 }
 
 // ---- the strategy and the entry ----

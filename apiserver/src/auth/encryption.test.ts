@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCipheriv } from 'node:crypto';
+import nacl from 'tweetnacl';
 import { checkEncryptionConfig, encryptionTransformer, parseEncryptionConfig, providersTransformer } from './encryption.js';
 
 const K1 = Buffer.alloc(32, 7).toString('base64');
@@ -8,6 +9,7 @@ const K2 = Buffer.alloc(32, 9).toString('base64');
 const config = (...providers: string[]) => ['apiVersion: apiserver.config.k8s.io/v1', 'kind: EncryptionConfiguration', 'resources:',
   '  - resources: [secrets, deployments.apps]', '    providers:', ...providers.map((p) => `      - ${p}`), ''].join('\n');
 const gcm = (...keys: [string, string][]) => `aesgcm: {keys: [${keys.map(([n, s]) => `{name: ${n}, secret: "${s}"}`).join(', ')}]}`;
+const box = (...keys: [string, string][]) => `secretbox: {keys: [${keys.map(([n, s]) => `{name: ${n}, secret: "${s}"}`).join(', ')}]}`;
 const cbc = (...keys: [string, string][]) => `aescbc: {keys: [${keys.map(([n, s]) => `{name: ${n}, secret: "${s}"}`).join(', ')}]}`;
 
 const KEY = '/registry/secrets/default/db';
@@ -45,6 +47,43 @@ test('aescbc: k8s:enc:aescbc:v1:<key>: + iv + PKCS#7 ciphertext, readable by the
   assert.deepEqual(t.fromStorage(KEY, manual).data, SECRET);
 });
 
+test('secretbox: k8s:enc:secretbox:v1:<key>: + nonce(24) + tag(16) + ciphertext, readable by the same config', () => {
+  const t = encryptionTransformer(parseEncryptionConfig(config(box(['sb', K1]), 'identity: {}')));
+  const stored = t.toStorage(KEY, SECRET);
+  const prefix = 'k8s:enc:secretbox:v1:sb:';
+  assert.equal(stored.subarray(0, prefix.length).toString(), prefix);
+  assert.equal(stored.length, prefix.length + 24 + 16 + SECRET.length);
+  for (const word of ['hunter2', 'aHVudGVyMg', 'last-applied', 'Secret', '"db"', 'default']) assert.ok(!stored.includes(word), word);
+  assert.deepEqual(t.fromStorage(KEY, stored), { data: SECRET, stale: false });
+  assert.ok(!t.toStorage(KEY, SECRET).equals(stored));                // random nonce
+  // As upstream, the etcd key is not authenticated: the value opens under another key too.
+  assert.deepEqual(t.fromStorage('/registry/secrets/default/copy', stored).data, SECRET);
+  // A flipped ciphertext byte or nonce byte fails Poly1305; a truncated value is refused.
+  for (const at of [prefix.length + 3, prefix.length + 24 + 20]) {
+    const bad = Buffer.from(stored); bad.writeUInt8(bad.readUInt8(at) ^ 1, at);
+    assert.throws(() => t.fromStorage(KEY, bad), /failed authentication/);
+  }
+  assert.throws(() => t.fromStorage(KEY, stored.subarray(0, prefix.length + 39)), /shorter than the required size/);
+  // Another secretbox key of the same name does not open it.
+  const other = encryptionTransformer(parseEncryptionConfig(config(box(['sb', K2]))));
+  assert.throws(() => other.fromStorage(KEY, stored), (e: Error & { reason?: string }) => e.reason === 'InternalError');
+});
+
+test('secretbox known answer: a value sealed by libsodium 1.0.18 crypto_secretbox_easy opens', () => {
+  // libsodium (python3 ctypes): key = 32 × 0x07 (K1), nonce = 00 01 … 17, message below.
+  const message = '{"kind":"Secret","data":{"pw":"aHVudGVyMg=="}}';
+  const sealed = 'b583895fc5e6e5e5addf2c5312b0e9eee13c8226e51140ffc7c3266843b335b5d9d63696468e5e80aa2b7be5c658ab7cc86c5267d2d0d9a91f3974a327ee';
+  const nonce = Buffer.from(Array.from({ length: 24 }, (_, i) => i));
+  const value = Buffer.concat([Buffer.from('k8s:enc:secretbox:v1:key1:'), nonce, Buffer.from(sealed, 'hex')]);
+  const t = encryptionTransformer(parseEncryptionConfig(config(box(['key1', K1]))));
+  assert.deepEqual(t.fromStorage(KEY, value), { data: Buffer.from(message), stale: false });
+  // And the write side: the same primitive with that nonce gives libsodium's bytes; our value is nonce + exactly that.
+  assert.equal(Buffer.from(nacl.secretbox(Buffer.from(message), nonce, Buffer.from(K1, 'base64'))).toString('hex'), sealed);
+  const mine = t.toStorage(KEY, Buffer.from(message));
+  const body = mine.subarray('k8s:enc:secretbox:v1:key1:'.length);
+  assert.deepEqual(Buffer.from(nacl.secretbox(Buffer.from(message), body.subarray(0, 24), Buffer.from(K1, 'base64'))), body.subarray(24));
+});
+
 test('plaintext from before encryption is read through identity and marked stale; without identity it fails', () => {
   const withIdentity = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]), 'identity: {}')));
   assert.deepEqual(withIdentity.fromStorage(KEY, SECRET), { data: SECRET, stale: true });
@@ -80,6 +119,29 @@ test('key rotation: a new first key writes, the old key still reads (stale), the
   assert.deepEqual(toCbc.fromStorage(KEY, v1), { data: SECRET, stale: true });
 });
 
+test('key rotation across secretbox and aesgcm, both ways', () => {
+  const gcmOnly = encryptionTransformer(parseEncryptionConfig(config(gcm(['g', K1]), 'identity: {}')));
+  const boxOnly = encryptionTransformer(parseEncryptionConfig(config(box(['b', K2]), 'identity: {}')));
+  const vGcm = gcmOnly.toStorage(KEY, SECRET);
+  const vBox = boxOnly.toStorage(KEY, SECRET);
+  // aesgcm → secretbox: secretbox first writes, aesgcm values still read (stale, rewritten on update).
+  const toBox = encryptionTransformer(parseEncryptionConfig(config(box(['b', K2]), gcm(['g', K1]), 'identity: {}')));
+  assert.match(toBox.toStorage(KEY, SECRET).subarray(0, 24).toString('latin1'), /^k8s:enc:secretbox:v1:b:/);
+  assert.deepEqual(toBox.fromStorage(KEY, vGcm), { data: SECRET, stale: true });
+  assert.deepEqual(toBox.fromStorage(KEY, vBox), { data: SECRET, stale: false });
+  assert.deepEqual(toBox.fromStorage(KEY, SECRET), { data: SECRET, stale: true });
+  // secretbox → aesgcm: the reverse.
+  const toGcm = encryptionTransformer(parseEncryptionConfig(config(gcm(['g', K1]), box(['b', K2]))));
+  assert.match(toGcm.toStorage(KEY, SECRET).subarray(0, 21).toString('latin1'), /^k8s:enc:aesgcm:v1:g:/);
+  assert.deepEqual(toGcm.fromStorage(KEY, vBox), { data: SECRET, stale: true });
+  assert.deepEqual(toGcm.fromStorage(KEY, vGcm), { data: SECRET, stale: false });
+  // With secretbox removed, its values no longer read.
+  assert.throws(() => gcmOnly.fromStorage(KEY, vBox), /identity transformer tried to read encrypted data/);
+  // Two secretbox keys: the second still reads after rotation.
+  const rotated = encryptionTransformer(parseEncryptionConfig(config(box(['b2', K1], ['b', K2]))));
+  assert.deepEqual(rotated.fromStorage(KEY, vBox), { data: SECRET, stale: true });
+});
+
 test('resources not listed pass through; grouped resources use /registry/<group>/<resource>/', () => {
   const t = encryptionTransformer(parseEncryptionConfig(config(gcm(['key1', K1]))));
   const cm = Buffer.from('{"kind":"ConfigMap"}');
@@ -109,17 +171,25 @@ test('encryption config errors are refused at startup', () => {
     'kind: Other',
     config(gcm(['k', 'c2hvcnQ='])),                                   // 5-byte key
     config('kms: {}'),
-    config(`secretbox: {keys: [{name: k, secret: "${K1}"}]}`),
+    config(box(['k', Buffer.alloc(16, 1).toString('base64')])),       // secretbox needs exactly 32 bytes
+    config(box(['k', Buffer.alloc(24, 1).toString('base64')])),
+    config(box(['k', Buffer.alloc(33, 1).toString('base64')])),
+    config('secretbox: {keys: []}'),
+    config(box(['k', K1], ['k', K2])),
+    config(box(['a:b', K1])),
     config(gcm(['k', K1], ['k', K2])),                                 // duplicate key name
     config('aesgcm: {keys: []}'),
     ['kind: EncryptionConfiguration', 'resources:', '  - resources: ["*.*"]', '    providers: [{identity: {}}]'].join('\n'),
   ];
   for (const text of bad) assert.throws(() => parseEncryptionConfig(text), Error, text);
-  assert.throws(() => parseEncryptionConfig(config(`secretbox: {keys: [{name: k, secret: "${K1}"}]}`)), /node:crypto has no XSalsa20/);
+  assert.throws(() => parseEncryptionConfig(config(box(['k', Buffer.alloc(16, 1).toString('base64')]))), /secretbox key "k" must be 32 bytes \(base64\), got 16/);
+  assert.throws(() => parseEncryptionConfig(config(gcm(['k', 'c2hvcnQ=']))), /aesgcm key "k" must be 16, 24 or 32 bytes \(base64\), got 5/);
+  // 16- and 24-byte keys stay valid for AES; 32 bytes for secretbox.
+  assert.doesNotThrow(() => parseEncryptionConfig(config(gcm(['k', Buffer.alloc(16, 1).toString('base64')]), cbc(['c', Buffer.alloc(24, 1).toString('base64')]), box(['b', K1]))));
 });
 
 test('the encryption-providers health check round-trips every key', () => {
-  const cfg = parseEncryptionConfig(config(gcm(['key1', K1], ['key2', K2]), cbc(['c', K2]), 'identity: {}'));
+  const cfg = parseEncryptionConfig(config(gcm(['key1', K1], ['key2', K2]), cbc(['c', K2]), box(['b', K1]), 'identity: {}'));
   assert.doesNotThrow(() => checkEncryptionConfig(cfg));
   assert.deepEqual(cfg.resources, ['secrets', 'deployments.apps']);
 });

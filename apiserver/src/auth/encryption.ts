@@ -1,18 +1,20 @@
 /**
  * Encryption at rest (upstream apiserver/pkg/server/options/encryptionconfig +
- * storage/value/encrypt/{aes,identity}), configured by the EncryptionConfiguration file of
+ * storage/value/encrypt/{aes,secretbox,identity}), configured by the EncryptionConfiguration file of
  * --encryption-provider-config. The whole serialized object of each listed resource is encrypted:
  * the etcd value is `k8s:enc:aesgcm:v1:<keyname>:` + nonce(12) + ciphertext + tag(16) (the etcd
  * key is GCM's additional data), or `k8s:enc:aescbc:v1:<keyname>:` + iv(16) + ciphertext
- * (PKCS#7), so nothing of a Secret (data, stringData in kubectl's last-applied annotation, labels)
- * is readable in etcd. `identity` stores plaintext.
+ * (PKCS#7), or `k8s:enc:secretbox:v1:<keyname>:` + nonce(24) + NaCl secretbox (XSalsa20-Poly1305:
+ * tag(16) + ciphertext; 32-byte key; the etcd key is not authenticated, as upstream), so nothing of a
+ * Secret (data, stringData in kubectl's last-applied annotation, labels) is readable in etcd.
+ * `identity` stores plaintext.
  *
  * As upstream: the first key of the first provider writes; every provider's keys read (matched by
  * prefix, in the listed order); a value read by anything but the first one is stale and rewritten
  * on its next update (so plaintext from before encryption, listed `identity` as a read fallback,
  * is served and encrypted when next written). No matching provider: the read fails (500).
- * `secretbox` (XSalsa20-Poly1305) is refused at startup: node:crypto has no XSalsa20, and no
- * maintained primitive for it is a dependency here. KMS is not implemented.
+ * node:crypto has no XSalsa20, so secretbox uses `tweetnacl` (an audited port of NaCl).
+ * KMS is not implemented.
  *
  * Also read: values of mk8s' earlier field-level format (`{"k8s:enc":"k8s:enc:aesgcm:v1:…"}`
  * beside clear metadata), marked stale, so clusters made before whole-object encryption keep their
@@ -21,6 +23,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
+import nacl from 'tweetnacl';
 import { ApiError } from '@mk8s/api';
 import type { ValueTransformer } from '../storage/value-transformer.js';
 
@@ -28,10 +31,10 @@ const ENC_PREFIX = 'k8s:enc:';
 /** mk8s' earlier field-level format (read only). */
 const LEGACY_FIELD = '"k8s:enc":"k8s:enc:aesgcm:v1:';
 
-export type ProviderKind = 'aesgcm' | 'aescbc' | 'identity';
+export type ProviderKind = 'aesgcm' | 'aescbc' | 'secretbox' | 'identity';
 export interface EncryptionKey { name: string; secret: Buffer }
 /** One provider of a resource's list: the first writes, all may read. */
-export type EncryptionProvider = { kind: 'aesgcm' | 'aescbc'; keys: EncryptionKey[] } | { kind: 'identity' };
+export type EncryptionProvider = { kind: 'aesgcm' | 'aescbc' | 'secretbox'; keys: EncryptionKey[] } | { kind: 'identity' };
 
 export interface EncryptionConfig {
   /** etcd key prefix (e.g. /registry/secrets/) → providers in order. */
@@ -40,7 +43,8 @@ export interface EncryptionConfig {
   resources: string[];
 }
 
-const KEY_SIZES = [16, 24, 32];
+/** Key lengths by provider, as upstream's config validation (AES-128/192/256; secretbox exactly 32). */
+const KEY_SIZES: Record<'aesgcm' | 'aescbc' | 'secretbox', number[]> = { aesgcm: [16, 24, 32], aescbc: [16, 24, 32], secretbox: [32] };
 
 /** Parses an apiserver.config.k8s.io/v1 EncryptionConfiguration (YAML or JSON). Throws on errors, as upstream refuses to start. */
 export function parseEncryptionConfig(text: string): EncryptionConfig {
@@ -53,21 +57,20 @@ export function parseEncryptionConfig(text: string): EncryptionConfig {
     for (const p of r.providers ?? []) {
       const [kind, body] = Object.entries(p)[0] ?? [];
       if (kind === 'identity') providers.push({ kind: 'identity' });
-      else if (kind === 'aesgcm' || kind === 'aescbc') {
+      else if (kind === 'aesgcm' || kind === 'aescbc' || kind === 'secretbox') {
         const names = new Set<string>();
         const keys = (body?.keys ?? []).map((k) => {
           const secret = Buffer.from(k.secret ?? '', 'base64');
           if (!k.name || k.name.includes(':')) throw new Error(`encryption provider config: ${kind} key name "${k.name ?? ''}" must be set and contain no ':'`);
           if (names.has(k.name)) throw new Error(`encryption provider config: ${kind} key name "${k.name}" is listed twice`);
           names.add(k.name);
-          if (!KEY_SIZES.includes(secret.length)) throw new Error(`encryption provider config: ${kind} key "${k.name}" must be 16, 24 or 32 bytes (base64), got ${secret.length}`);
+          const sizes = KEY_SIZES[kind];
+          if (!sizes.includes(secret.length)) throw new Error(`encryption provider config: ${kind} key "${k.name}" must be ${sizes.length > 1 ? '16, 24 or 32' : '32'} bytes (base64), got ${secret.length}`);
           return { name: k.name, secret };
         });
         if (keys.length === 0) throw new Error(`encryption provider config: ${kind} needs at least one key`);
         providers.push({ kind, keys });
-      } else if (kind === 'secretbox') {
-        throw new Error('encryption provider config: secretbox (XSalsa20-Poly1305) is not supported: node:crypto has no XSalsa20; use aesgcm or aescbc');
-      } else throw new Error(`encryption provider config: unsupported provider "${String(kind)}" (aesgcm, aescbc, identity)`);
+      } else throw new Error(`encryption provider config: unsupported provider "${String(kind)}" (aesgcm, aescbc, secretbox, identity)`);
     }
     if (providers.length === 0) throw new Error('encryption provider config: a resource needs at least one provider');
     for (const res of r.resources ?? []) {
@@ -129,6 +132,29 @@ function aescbc(k: EncryptionKey): PrefixTransformer {
   };
 }
 
+const SECRETBOX_NONCE = nacl.secretbox.nonceLength;                  // 24
+const SECRETBOX_OVERHEAD = nacl.secretbox.overheadLength;            // 16 (Poly1305 tag, before the ciphertext)
+
+/** As upstream's secretbox transformer: random 24-byte nonce + secretbox.Seal (tag + ciphertext); no additional data. */
+function secretbox(k: EncryptionKey): PrefixTransformer {
+  const key = new Uint8Array(k.secret);
+  return {
+    prefix: Buffer.from(`${ENC_PREFIX}secretbox:v1:${k.name}:`),
+    seal(_key, data) {
+      const nonce = randomBytes(SECRETBOX_NONCE);
+      return Buffer.concat([nonce, nacl.secretbox(data, nonce, key)]);
+    },
+    open(_key, body) {
+      if (body.length < SECRETBOX_NONCE + SECRETBOX_OVERHEAD) throw new Error('the stored data was shorter than the required size');
+      const plain = nacl.secretbox.open(body.subarray(SECRETBOX_NONCE), body.subarray(0, SECRETBOX_NONCE), key);
+      if (!plain) throw new Error('secretbox: the stored data failed authentication');
+      return Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength);
+    },
+  };
+}
+
+const SEALERS = { aesgcm, aescbc, secretbox } as const;
+
 const IDENTITY: PrefixTransformer = {
   prefix: Buffer.alloc(0),
   seal: (_key, data) => data,
@@ -140,7 +166,7 @@ const IDENTITY: PrefixTransformer = {
 };
 
 function chainOf(providers: readonly EncryptionProvider[]): PrefixTransformer[] {
-  return providers.flatMap((p) => p.kind === 'identity' ? [IDENTITY] : p.keys.map(p.kind === 'aesgcm' ? aesgcm : aescbc));
+  return providers.flatMap((p) => p.kind === 'identity' ? [IDENTITY] : p.keys.map(SEALERS[p.kind]));
 }
 
 /** The ValueTransformer of one resource's provider list. */

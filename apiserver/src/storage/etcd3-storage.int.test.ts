@@ -21,3 +21,12 @@ defineStorageConformance('etcd3 encrypted (aesgcm)', async () => {
   const storage = new Etcd3Storage({ endpoints: etcd.endpoints, transformer: encryptionTransformer(parseEncryptionConfig(ENCRYPTED)) });
   return { storage, teardown: () => storage.close(), compact: (rev) => storage.compact(rev) };
 });
+
+// secretbox as the writer, aesgcm as a read fallback: the same contract.
+const SECRETBOX = ['kind: EncryptionConfiguration', 'resources:', '- resources: [pods]', '  providers:',
+  `  - secretbox: {keys: [{name: s1, secret: "${Buffer.alloc(32, 2).toString('base64')}"}]}`,
+  `  - aesgcm: {keys: [{name: k1, secret: "${Buffer.alloc(32, 1).toString('base64')}"}]}`, ''].join('\n');
+defineStorageConformance('etcd3 encrypted (secretbox)', async () => {
+  const storage = new Etcd3Storage({ endpoints: etcd.endpoints, transformer: encryptionTransformer(parseEncryptionConfig(SECRETBOX)) });
+  return { storage, teardown: () => storage.close(), compact: (rev) => storage.compact(rev) };
+});

@@ -26,6 +26,29 @@ export function kubectl(args: string[], opts: { input?: string; timeoutMs?: numb
 }
 
 /**
+ * kubectl without blocking this process: for tests that serve something the cluster calls back
+ * (admission webhooks, aggregated API servers), whose servers must keep answering meanwhile.
+ */
+export function kubectlAsync(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', ['--kubeconfig', KUBECONFIG, '--cache-dir', cacheDir, ...args], { timeout: opts.timeoutMs ?? 60_000 });
+    let stdout = ''; let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', (err) => resolve({ code: 127, stdout, stderr: stderr + err.message }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** kubectlAsync that must succeed; returns stdout. */
+export async function kubectlAsyncOk(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<string> {
+  const r = await kubectlAsync(args, opts);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/**
  * Polls (synchronously, with a deadline) until the namespace's `default` ServiceAccount exists,
  * then briefly for the kube-root-ca.crt ConfigMap the token volume reads (published at the same
  * time). Gives up quietly at the deadlines: a cluster without those controllers never gets them.

@@ -28,9 +28,21 @@ export interface ManagedFieldsEntry {
 
 const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Patch schemas of kinds served at run time (custom resources' x-kubernetes-list-type), by apiVersion/kind. */
+const runtimeSchemas = new Map<string, PatchSchema>();
+
+/** Makes server-side apply merge a run-time kind's lists by its keys; returns the undo. */
+export function registerApplySchema(apiVersion: string, kind: string, schema: PatchSchema): () => void {
+  const k = `${apiVersion}/${kind}`;
+  runtimeSchemas.set(k, schema);
+  return () => { if (runtimeSchemas.get(k) === schema) runtimeSchemas.delete(k); };
+}
+
 /** The patch schema of config's kind (merge keys of its lists); ObjectMeta's only for unknown kinds. */
 function schemaOf(config: unknown): PatchSchema {
   const c = isMap(config) ? config : {};
+  const own = runtimeSchemas.get(`${String(c['apiVersion'] ?? '')}/${String(c['kind'] ?? '')}`);
+  if (own) return own;
   const r = lookupKind(String(c['apiVersion'] ?? ''), String(c['kind'] ?? ''));
   return patchSchemaFor(r ?? { group: '', resource: '' });
 }
