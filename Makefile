@@ -45,6 +45,13 @@ test: build
 	$(MKCTL) cluster down || rc=1; \
 	exit $$rc
 
+# The robustness subset of issue 21 (T1 lost updates, T4 etcd follower kill, T9 kubelet restart):
+# faults through mkctl chaos, figures printed as FIGURE lines; make test runs the same file.
+.PHONY: chaos
+chaos: build
+	@$(MKCTL) cluster up --nodes $(NODES)
+	@set -o pipefail; node scripts/run-tests.mjs e2e robustness.e2e; rc=$$?; $(MKCTL) cluster down; exit $$rc
+
 bench: build
 	@for b in bench/*/run.ts; do [ -f "$$b" ] && node --conditions=@mk8s/source --import tsx "$$b"; done
 
