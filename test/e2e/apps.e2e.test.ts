@@ -137,19 +137,19 @@ spec:
     };
     assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
     assert.deepEqual(revisions(), [1]);
-    const firstUids = new Set((jsonOf('get', 'pods', '-l', 'app=db').items as { metadata: { uid: string } }[]).map((p) => p.metadata.uid));
 
     k(['set', 'image', 'sts/db', 'c=busybox:1.36']);
     assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
     podsRun('busybox:1.36');
     assert.deepEqual(revisions(), [1, 2]);
     assert.match(k(['rollout', 'history', 'sts/db', '--revision=2']), /Image:\s+busybox:1\.36/);
+    const atRevision2 = new Set((jsonOf('get', 'pods', '-l', 'app=db').items as { metadata: { uid: string } }[]).map((p) => p.metadata.uid));
 
     assert.match(k(['rollout', 'undo', 'sts/db']), /statefulset.apps\/db rolled back/);
     assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
     podsRun('busybox');
     for (const p of jsonOf('get', 'pods', '-l', 'app=db').items as { metadata: { name: string; uid: string } }[]) {
-      assert.ok(!firstUids.has(p.metadata.uid), `${p.metadata.name} was re-created`);
+      assert.ok(!atRevision2.has(p.metadata.uid), `${p.metadata.name} was re-created`);
     }
     assert.deepEqual(revisions(), [2, 3], 'revision 1 is renumbered 3 (upstream)');
 
