@@ -4,11 +4,11 @@
  * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
  * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]
  * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F]`
- * and the security flags of auth/flags.ts.
+ * [--feature-gates=MaxUnavailableStatefulSet=true,...] and the security flags of auth/flags.ts.
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { createLogger, runComponents, setupSignalHandler } from '@mk8s/component-base';
+import { createLogger, defaultFeatureGate, runComponents, setupSignalHandler } from '@mk8s/component-base';
 import { createApiServer, parseDurationMs } from './apiserver.js';
 import { securityFromFlags } from './auth/flags.js';
 import type { KubeletClientConfig } from './endpoints/kubelet-proxy.js';
@@ -54,11 +54,13 @@ async function main(): Promise<void> {
       'audit-log-maxsize': { type: 'string' },
       'audit-log-maxbackup': { type: 'string' },
       'audit-log-maxage': { type: 'string' },
+      'feature-gates': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   });
   const env = (k: string) => process.env[`MK8S_${k.replace(/-/g, '_').toUpperCase()}`];
+  defaultFeatureGate.set(values['feature-gates'] ?? env('feature-gates') ?? '');
   const etcd = splitList([values['etcd-servers'] ?? env('etcd-servers') ?? 'http://127.0.0.1:2379']);
   const bind = splitList(values['bind-address'] ?? (env('bind-address') ? [env('bind-address')!] : ['127.0.0.1']));
   const port = Number(values['port'] ?? values['secure-port'] ?? env('port') ?? 6443);

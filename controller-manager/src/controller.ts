@@ -2,7 +2,7 @@
  * What every controller is built from and how it runs (STYLE example 1): shared informers feed a
  * rate-limited workqueue of keys; runWorkers calls reconcile(key).
  */
-import type { Clock, Logger } from '@mk8s/component-base';
+import type { Clock, FeatureGate, Logger } from '@mk8s/component-base';
 import { createRateLimitingQueue, runWorkers, type Clientset, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics, type WorkqueueMetricsProvider } from '@mk8s/client';
 
 /** Shared dependencies of all controllers (newControllerFixture's context satisfies it). */
@@ -14,6 +14,8 @@ export interface ControllerContext {
   recorder: EventRecorder;
   /** workqueue_* metrics of every controller's queue. @default none */
   queueMetrics?: WorkqueueMetricsProvider;
+  /** Feature gates (--feature-gates). @default defaultFeatureGate */
+  featureGates?: FeatureGate;
 }
 
 /** A controller the manager can run. */

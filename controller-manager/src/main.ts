@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The controller-manager binary: flags → createControllerManager → run until SIGINT/SIGTERM. */
 import { readFileSync } from 'node:fs';
-import { createLogger, parseFlags, setupSignalHandler } from '@mk8s/component-base';
+import { createLogger, defaultFeatureGate, parseFlags, setupSignalHandler } from '@mk8s/component-base';
 import { createControllerManager } from './manager.js';
 import { parseDuration } from './util/meta.js';
 
@@ -29,7 +29,9 @@ const flags = parseFlags(process.argv.slice(2), {
   'cluster-signing-cert-file': { type: 'string' },
   'cluster-signing-key-file': { type: 'string' },
   'cluster-signing-duration': { type: 'string', default: '8760h0m0s' },
+  'feature-gates': { type: 'string', default: '' },
 });
+defaultFeatureGate.set(flags['feature-gates'] ?? '');
 
 const logger = createLogger({ component: 'controller-manager', level: flags['log-level'] ?? 'info' });
 const ms = (flag: string, v: string | undefined): number => {

@@ -75,6 +75,9 @@ describe('API aggregation', () => {
     await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });
     const ok = await available('True');
     assert.equal(ok.reason, 'Passed');
+    const table = (await app.inject({ url: '/apis/apiregistration.k8s.io/v1/apiservices', headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json();
+    assert.deepEqual(table.columnDefinitions.map((c: Json) => c.name), ['Name', 'Service', 'Available', 'Age']);
+    assert.deepEqual(table.rows[0].cells.slice(0, 3), ['v1beta1.metrics.example.com', 'default/api', 'True']);
     const list = await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets', headers: { 'user-agent': 'test' } });
     assert.equal(list.statusCode, 200, list.body);
     assert.equal(list.json().items[0].user, 'system:anonymous');

@@ -86,6 +86,17 @@ describe('apps/v1 DaemonSet, StatefulSet, ControllerRevision', () => {
     assert.equal(badPolicy.code, 422);
   });
 
+  test('with MaxUnavailableStatefulSet off (the default) rollingUpdate.maxUnavailable is dropped on create and update', async (t) => {
+    const { req } = await setup(t);
+    const res = await req('POST', `${APPS}/statefulsets`, sts('mu', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1, maxUnavailable: 2 } } }));
+    assert.equal(res.code, 201);
+    assert.deepEqual(res.body.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 1 } });
+    const patched = await req('PATCH', `${APPS}/statefulsets/mu`, { spec: { updateStrategy: { rollingUpdate: { maxUnavailable: 3 } } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(patched.code, 200);
+    assert.deepEqual(patched.body.spec.updateStrategy.rollingUpdate, { partition: 1 });
+    assert.equal(patched.body.metadata.generation, 1, 'nothing of the spec changed');
+  });
+
   test('a StatefulSet\'s containers may mount its claim templates; an unknown volume is still refused', async (t) => {
     const { req } = await setup(t);
     const claimTpl = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }];

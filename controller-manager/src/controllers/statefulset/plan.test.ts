@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { StatefulSetSpec } from '@mk8s/api';
 import { planStatefulSet, type PodObj, type STSObj, type StsRevisions } from './util.js';
 
-// planStatefulSet (upstream updateStatefulSet) for ordinals.start and RollingUpdate maxUnavailable:
+// planStatefulSet (upstream updateStatefulSet) for ordinals.start and RollingUpdate maxUnavailable
+// (honoured only with the MaxUnavailableStatefulSet gate on, `gate: true`):
 // the pure decision, one sync's writes, table-tested without a fixture.
 
 const NOW = Date.parse('2026-01-01T01:00:00Z');
@@ -25,7 +26,7 @@ const pod = (ordinal: number, o: { rev?: string; ready?: boolean } = {}): PodObj
   spec: { hostname: `web-${ordinal}`, subdomain: 'web', containers: [{ name: 'c', image: 'busybox' }] },
   status: { phase: 'Running', conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
 }) as PodObj;
-const writes = (s: STSObj, pods: PodObj[]) => planStatefulSet(s, pods, revs(s), NOW).actions
+const writes = (s: STSObj, pods: PodObj[], gate = false) => planStatefulSet(s, pods, revs(s), NOW, { maxUnavailable: gate }).actions
   .filter((a) => a.type !== 'relabel')
   .map((a) => (a.type === 'create' ? `create web-${a.ordinal}@${a.revision}` : `delete ${a.pod} (${a.why})`));
 
@@ -47,23 +48,31 @@ for (const tc of [
     spec: { replicas: 4 }, pods: [0, 1, 2, 3].map((i) => pod(i)), want: ['delete web-3 (update)'],
   },
   {
-    name: 'maxUnavailable 2: two old pods go at once, highest ordinals first',
+    name: 'maxUnavailable 2: two old pods go at once, highest ordinals first', gate: true,
     spec: { replicas: 4, ...ROLLING({ maxUnavailable: 2 }) }, pods: [0, 1, 2, 3].map((i) => pod(i)), want: ['delete web-3 (update)', 'delete web-2 (update)'],
   },
   {
-    name: 'maxUnavailable 2 with one updated pod not Ready yet: room for one more',
+    name: 'maxUnavailable 2 with one updated pod not Ready yet: room for one more', gate: true,
     spec: { replicas: 4, ...ROLLING({ maxUnavailable: 2 }) }, pods: [pod(0), pod(1), pod(2), pod(3, { rev: 'web-new', ready: false })], want: ['delete web-2 (update)'],
   },
   {
-    name: 'maxUnavailable 50% of 4 with two pods unavailable: nothing more is taken down',
+    name: 'maxUnavailable 50% of 4 with two pods unavailable: nothing more is taken down', gate: true,
     spec: { replicas: 4, ...ROLLING({ maxUnavailable: '50%' }) }, pods: [pod(0), pod(1, { ready: false }), pod(2), pod(3, { rev: 'web-new', ready: false })], want: [],
   },
   {
-    name: 'maxUnavailable 3 stops at the partition',
+    name: 'gate off (the default): maxUnavailable 2 is ignored, one pod at a time',
+    spec: { replicas: 4, ...ROLLING({ maxUnavailable: 2 }) }, pods: [0, 1, 2, 3].map((i) => pod(i)), want: ['delete web-3 (update)'],
+  },
+  {
+    name: 'gate off: maxUnavailable 2 with one updated pod not Ready yet waits for it',
+    spec: { replicas: 4, ...ROLLING({ maxUnavailable: 2 }) }, pods: [pod(0), pod(1), pod(2), pod(3, { rev: 'web-new', ready: false })], want: [],
+  },
+  {
+    name: 'maxUnavailable 3 stops at the partition', gate: true,
     spec: { replicas: 4, ...ROLLING({ maxUnavailable: 3, partition: 2 }) }, pods: [0, 1, 2, 3].map((i) => pod(i)), want: ['delete web-3 (update)', 'delete web-2 (update)'],
   },
 ]) {
   test(`planStatefulSet: ${tc.name}`, () => {
-    assert.deepEqual(writes(set(tc.spec as Partial<StatefulSetSpec>), tc.pods), tc.want);
+    assert.deepEqual(writes(set(tc.spec as Partial<StatefulSetSpec>), tc.pods, 'gate' in tc && tc.gate === true), tc.want);
   });
 }

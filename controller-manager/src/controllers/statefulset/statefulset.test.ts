@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ControllerRevisions, PersistentVolumeClaims, Pods, StatefulSets, type Pod, type ResourceDescriptor, type StatefulSet } from '@mk8s/api';
 import { newControllerFixture, type ControllerFixture } from '@mk8s/client/testing';
+import { FeatureGate } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { objectKey } from '@mk8s/client';
 import { StatefulSetController } from './statefulset.js';
@@ -43,9 +44,9 @@ async function ready(f: ControllerFixture, ...names: string[]): Promise<void> {
   }
   await syncCaches(f);
 }
-function setup(): { f: ControllerFixture; c: StatefulSetController } {
+function setup(featureGates?: FeatureGate): { f: ControllerFixture; c: StatefulSetController } {
   const f = newControllerFixture({ clock: new FakeClock(T0 + 3600_000) });
-  const c = f.build((ctx) => new StatefulSetController(ctx));
+  const c = f.build((ctx) => new StatefulSetController(featureGates ? { ...ctx, featureGates } : ctx));
   return { f, c };
 }
 const podNames = async (f: ControllerFixture) => (await f.client.resource<PodObj>(Pods, 'default').list()).items.map((p) => p.metadata.name).sort();
@@ -203,6 +204,27 @@ describe('statefulset controller', () => {
     assert.equal(st.currentRevision, st.updateRevision);
     assert.equal(st.currentReplicas, 3);
   });
+
+  for (const tc of [
+    { gates: undefined, want: ['web-2'] },
+    { gates: 'MaxUnavailableStatefulSet=true', want: ['web-1', 'web-2'] },
+  ]) {
+    test(`rollingUpdate.maxUnavailable 2 with MaxUnavailableStatefulSet ${tc.gates ? 'on' : 'off (the default)'}: ${tc.want.join(', ')} taken down at once`, async () => {
+      const { f } = setup(tc.gates ? FeatureGate.with(tc.gates) : undefined);
+      const set = statefulSet('web', 3, { parallel: true });
+      set.spec!.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 2 } };
+      f.seed(set as STSObj);
+      await f.reconcile('default/web'); await syncCaches(f); await ready(f);
+      await f.reconcile('default/web'); await syncCaches(f);
+      const sts = f.client.resource<STSObj>(StatefulSets, 'default');
+      const next = structuredClone(await sts.get('web'));
+      next.spec!.template.spec!.containers[0]!.image = 'busybox:2';
+      await sts.update(next);
+      await syncCaches(f);
+      await f.reconcile('default/web');
+      assert.deepEqual(deleted(f).sort(), tc.want);
+    });
+  }
 
   test('OnDelete keeps old pods; a deleted pod comes back at the update revision', async () => {
     const { f } = setup();

@@ -10,6 +10,7 @@
  */
 import { ControllerRevisions, isAlreadyExists, isConflict, isNotFound, labelSelectorFromObject, lookupResource, PersistentVolumeClaims, Pods, StatefulSets, TerminalError, type ParsedLabelSelector, type StatefulSetStatus } from '@mk8s/api';
 import { controllerOf, newControllerRef, objectKey, splitKey, type SharedInformer } from '@mk8s/client';
+import { defaultFeatureGate } from '@mk8s/component-base';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import { canonicalJson } from '../../util/hash.js';
 import { RevisionHistory, type RevisionObj } from '../../util/history.js';
@@ -98,7 +99,7 @@ export class StatefulSetController extends BaseController {
         else if (!pods.some((p) => p.metadata.name === name)) planned.push(e.pod);
       }
     }
-    const plan = planStatefulSet(set, planned, revs, now);
+    const plan = planStatefulSet(set, planned, revs, now, { maxUnavailable: (this.ctx.featureGates ?? defaultFeatureGate).enabled('MaxUnavailableStatefulSet') });
     this.lastPlan.set(key, plan);
     let err: unknown;
     // Claims first (upstream fixes the condemned pods' claims before deleting any pod): a pod

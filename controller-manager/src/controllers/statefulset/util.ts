@@ -89,8 +89,12 @@ export function revisionForOrdinal(set: RO<STSObj>, ordinal: number, r: StsRevis
   return r.update;
 }
 
-/** updateStatefulSet: the ordered writes of one sync. pods are the set's claimed pods. */
-export function planStatefulSet(set: RO<STSObj>, pods: readonly RO<PodObj>[], r: StsRevisions, now: number): StsPlan {
+/**
+ * updateStatefulSet: the ordered writes of one sync. pods are the set's claimed pods.
+ * o.maxUnavailable: the MaxUnavailableStatefulSet feature gate; off (1.32's default), a RollingUpdate
+ * takes one pod down at a time whatever rollingUpdate.maxUnavailable says, as upstream.
+ */
+export function planStatefulSet(set: RO<STSObj>, pods: readonly RO<PodObj>[], r: StsRevisions, now: number, o: { maxUnavailable?: boolean } = {}): StsPlan {
   const plan: StsPlan = { actions: [] };
   const start = startOrdinal(set), replicasWanted = set.spec?.replicas ?? 1, end = start + replicasWanted;
   const mrs = set.spec?.minReadySeconds ?? 0;
@@ -143,7 +147,7 @@ export function planStatefulSet(set: RO<STSObj>, pods: readonly RO<PodObj>[], r:
   // In Parallel mode a slot may still be empty here (its create is in this plan): not yet healthy.
   if (slots.some((p) => !p)) return plan;
   const live = slots as RO<PodObj>[];
-  if (us?.rollingUpdate?.maxUnavailable !== undefined) {
+  if (o.maxUnavailable === true && us?.rollingUpdate?.maxUnavailable != null) {
     let maxUnavailable = scaledValue(us.rollingUpdate.maxUnavailable as number | string, replicasWanted, true);
     if (maxUnavailable < 1) maxUnavailable = 1;
     const unavailable = live.filter((p) => !isHealthy(p)).length;
