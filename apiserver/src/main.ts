@@ -3,7 +3,7 @@
  * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
  * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
  * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]
- * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F]`
+ * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F] [--proxy-client-cert-file=F --proxy-client-key-file=F]`
  * [--feature-gates=MaxUnavailableStatefulSet=true,...] and the security flags of auth/flags.ts.
  */
 import { parseArgs } from 'node:util';
@@ -49,6 +49,8 @@ async function main(): Promise<void> {
       'kubelet-client-certificate': { type: 'string' },
       'kubelet-client-key': { type: 'string' },
       'kubelet-certificate-authority': { type: 'string' },
+      'proxy-client-cert-file': { type: 'string' },
+      'proxy-client-key-file': { type: 'string' },
       'audit-policy-file': { type: 'string' },
       'audit-log-path': { type: 'string' },
       'audit-log-maxsize': { type: 'string' },
@@ -83,6 +85,10 @@ async function main(): Promise<void> {
   const kubeletClient = kubeletClientFromFlags(values['kubelet-client-certificate'] ?? env('kubelet-client-certificate'),
     values['kubelet-client-key'] ?? env('kubelet-client-key'), values['kubelet-certificate-authority'] ?? env('kubelet-certificate-authority'));
   const flag = (k: string) => (values as Record<string, unknown>)[k] as string | undefined ?? env(k);
+  // The aggregator's client identity towards APIService backends (upstream --proxy-client-cert-file/--proxy-client-key-file).
+  const proxyCert = flag('proxy-client-cert-file'); const proxyKey = flag('proxy-client-key-file');
+  if ((proxyCert === undefined) !== (proxyKey === undefined)) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
+  const proxyClient = proxyCert && proxyKey ? { cert: readFileSync(proxyCert, 'utf8'), key: readFileSync(proxyKey, 'utf8') } : undefined;
   const auditPolicy = flag('audit-policy-file'); const auditPath = flag('audit-log-path');
   const num = (k: string) => { const v = flag(k); if (v === undefined) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new Error(`invalid --${k} ${v}`); return n; };
   // As upstream: without a policy file nothing is audited; without a log path there is no log backend.
@@ -106,6 +112,7 @@ async function main(): Promise<void> {
     ...(etcdTls ? { etcdTls } : {}),
     ...(auditLog ? { auditLog } : {}),
     ...(kubeletClient ? { kubeletClient } : {}),
+    ...(proxyClient ? { proxyClient } : {}),
     ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);
 }

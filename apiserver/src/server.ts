@@ -93,6 +93,11 @@ export interface ApiServerOptions {
    * healthz.HealthChecker, e.g. kms-providers). A throw fails the check.
    */
   healthChecks?: { name: string; check: () => void | Promise<void> }[];
+  /**
+   * The client certificate the aggregator presents to APIService backends (--proxy-client-cert-file,
+   * --proxy-client-key-file; PEM). @default none: backends see no client certificate
+   */
+  proxyClient?: { cert: string; key: string };
   /** Extra registration (discovery, OpenAPI, proxies) run before the resource routes. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
 }
@@ -532,7 +537,7 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     storage: o.storage, admission: crAdmission,
   });
   // API aggregation: APIServices' groups proxied to their Services' endpoints.
-  const aggregator = new Aggregator({ registry, apiServices: registry.get(APIServices)!, clock, logger: o.logger });
+  const aggregator = new Aggregator({ registry, apiServices: registry.get(APIServices)!, clock, logger: o.logger, ...(o.proxyClient ? { clientCert: o.proxyClient } : {}) });
   app.addHook('onReady', async () => {
     void aggregator.run(closing.signal);
     void crdController.run(closing.signal);

@@ -81,6 +81,9 @@ describe('admission webhooks', () => {
     assert.equal(res.statusCode, 201, res.body);
     const w = res.json().webhooks[0];
     assert.deepEqual([w.failurePolicy, w.matchPolicy, w.timeoutSeconds, w.rules[0].scope], ['Fail', 'Equivalent', 10, '*']);
+    const table = (await app.inject({ url: VWC, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json();
+    assert.deepEqual(table.columnDefinitions.map((c: Json) => c.name), ['Name', 'Webhooks', 'Age']);
+    assert.deepEqual(table.rows[0].cells.slice(0, 2), ['v', 1]);
     const bad = await app.inject({ method: 'POST', url: VWC, payload: config('Validating', 'bad', [{ name: 'short', clientConfig: { url: 'http://x' } }]) });
     assert.equal(bad.statusCode, 422);
     assert.deepEqual(bad.json().details.causes.map((c: Json) => c.field), ['webhooks[0].name', 'webhooks[0].clientConfig.url', 'webhooks[0].sideEffects', 'webhooks[0].admissionReviewVersions']);

@@ -190,6 +190,9 @@ describe('CustomResourceDefinition', () => {
     assert.deepEqual(table.rows[0].cells, ['a', '* * * * */5', 3, '90s']);
     assert.equal(table.rows[0].object.kind, 'PartialObjectMetadata');
 
+    const crds = (await app.inject({ url: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', headers: { accept: TABLE } })).json();
+    assert.deepEqual(crds.columnDefinitions.map((c: Json) => c.name), ['Name', 'Created At']);
+    assert.deepEqual(crds.rows[0].cells, ['crontabs.stable.example.com', '2026-01-01T00:00:00Z']);
     const list = (await app.inject({ url: '/apis/stable.example.com/v1' })).json();
     const ct = list.resources.find((r: Json) => r.name === 'crontabs');
     assert.deepEqual({ kind: ct.kind, namespaced: ct.namespaced, shortNames: ct.shortNames, categories: ct.categories, singularName: ct.singularName },

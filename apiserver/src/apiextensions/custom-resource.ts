@@ -95,13 +95,17 @@ function cell(c: PrinterColumn, values: unknown[], now: number): unknown {
   }
 }
 
-/** A meta.k8s.io/v1 Table printer for a version's columns (upstream tableconvertor). */
-export function customTablePrinter(d: ResourceDescriptor, version: CrdVersion, clock: Pick<Clock, 'now'>): TablePrinter {
-  const cols = columnsOf(version);
-  const paths = cols.map((c) => { try { return parseJsonPath(c.jsonPath); } catch { return undefined; } });
+/** One printed column: its definition and how a cell is computed. */
+export interface PrintedColumn {
+  name: string; type: string; format?: string; description: string; priority?: number;
+  cell(obj: KubeObject, now: number): unknown;
+}
+
+/** A meta.k8s.io/v1 Table printer: Name, then the given columns (rows carry PartialObjectMetadata by default). */
+export function columnsTablePrinter(d: ResourceDescriptor, columns: readonly PrintedColumn[], clock: Pick<Clock, 'now'>): TablePrinter {
   const headers = [
     { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 },
-    ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`, priority: c.priority ?? 0 })),
+    ...columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority ?? 0 })),
   ];
   return (objects, opts) => {
     const now = clock.now();
@@ -113,13 +117,26 @@ export function customTablePrinter(d: ResourceDescriptor, version: CrdVersion, c
       kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata,
       columnDefinitions: opts.noHeaders ? [] : headers,
       rows: objects.map((obj) => {
-        const row: Obj = { cells: [obj.metadata.name, ...cols.map((c, i) => (paths[i] ? cell(c, evalJsonPath(paths[i]!, obj), now) : null))] };
+        const row: Obj = { cells: [obj.metadata.name, ...columns.map((c) => c.cell(obj, now))] };
         if (include === 'Metadata') row['object'] = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
         else if (include === 'Object') row['object'] = { ...obj, apiVersion: obj.apiVersion ?? apiVersionOf(d), kind: obj.kind ?? d.kind };
         return row;
       }),
     };
   };
+}
+
+/** A meta.k8s.io/v1 Table printer for a version's columns (upstream tableconvertor). */
+export function customTablePrinter(d: ResourceDescriptor, version: CrdVersion, clock: Pick<Clock, 'now'>): TablePrinter {
+  return columnsTablePrinter(d, columnsOf(version).map((c): PrintedColumn => {
+    let path: ReturnType<typeof parseJsonPath> | undefined;
+    try { path = parseJsonPath(c.jsonPath); } catch { path = undefined; }
+    return {
+      name: c.name, type: c.type, format: c.format ?? '', priority: c.priority ?? 0,
+      description: c.description || `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+      cell: (obj, now) => (path ? cell(c, evalJsonPath(path, obj), now) : null),
+    };
+  }), clock);
 }
 
 // ---- scale ----

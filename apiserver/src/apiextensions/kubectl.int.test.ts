@@ -32,6 +32,7 @@ describe('kubectl and custom resources', () => {
   test('apply a CRD and wait for Established', async () => {
     assert.match(await k.ok('apply', '-f', file('crd.json', crontabCrd())), /customresourcedefinition.apiextensions.k8s.io\/crontabs.stable.example.com created/);
     await k.ok('wait', '--for=condition=Established', '--timeout=30s', 'crd/crontabs.stable.example.com');
+    assert.match(await k.ok('get', 'crd'), /^NAME\s+CREATED AT\ncrontabs\.stable\.example\.com\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n/);
     const rows = (await k.ok('api-resources', '--api-group=stable.example.com', '--no-headers')).trim().split(/\s+/);
     assert.deepEqual(rows, ['crontabs', 'ct', 'stable.example.com/v1', 'true', 'CronTab']);
   });

@@ -14,6 +14,7 @@ let dir = '';
 let backend: Server | undefined;
 let port = 0;
 let caBundle = '';
+let proxyClient: { cert: string; key: string } | undefined;
 const seen: Json[] = [];
 
 /** A backend serving metrics.example.com/v1beta1 widgets, as an aggregated API server does. */
@@ -22,8 +23,11 @@ before(async () => {
   const ca = await ensureCa({ cert: join(dir, 'ca.crt'), key: join(dir, 'ca.key') });
   const cert = await issueCertificate(ca, { commonName: 'api', usage: 'server', dnsNames: ['api.default.svc'] });
   caBundle = Buffer.from(ca.certPem).toString('base64');
-  backend = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-    seen.push({ url: req.url, user: req.headers['x-remote-user'], groups: req.headers['x-remote-group'] });
+  const client = await issueCertificate(ca, { commonName: 'front-proxy-client', usage: 'client' });
+  proxyClient = { cert: client.certPem, key: client.keyPem };
+  backend = createServer({ cert: cert.certPem, key: cert.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+    seen.push({ url: req.url, user: req.headers['x-remote-user'], groups: req.headers['x-remote-group'], client: peer?.subject?.CN });
     res.setHeader('content-type', 'application/json');
     if (req.url === '/apis/metrics.example.com/v1beta1') {
       return res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'metrics.example.com/v1beta1', resources: [{ name: 'widgets', singularName: 'widget', namespaced: true, kind: 'Widget', verbs: ['get', 'list'] }] }));
@@ -55,7 +59,7 @@ async function eventually<T>(fn: () => Promise<T | undefined>, what: string): Pr
 
 describe('API aggregation', () => {
   test('an APIService backed by a Service answers through the apiserver, in discovery, with Available', async (t) => {
-    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger() });
+    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger(), ...(proxyClient ? { proxyClient } : {}) });
     await app.ready();
     t.after(() => app.close());
     const post = async (url: string, payload: Json) => { const r = await app.inject({ method: 'POST', url, payload }); assert.ok(r.statusCode < 300, r.body); return r.json(); };
@@ -75,10 +79,14 @@ describe('API aggregation', () => {
     await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });
     const ok = await available('True');
     assert.equal(ok.reason, 'Passed');
+    const table = (await app.inject({ url: '/apis/apiregistration.k8s.io/v1/apiservices', headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json();
+    assert.deepEqual(table.columnDefinitions.map((c: Json) => c.name), ['Name', 'Service', 'Available', 'Age']);
+    assert.deepEqual(table.rows[0].cells.slice(0, 3), ['v1beta1.metrics.example.com', 'default/api', 'True']);
     const list = await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets', headers: { 'user-agent': 'test' } });
     assert.equal(list.statusCode, 200, list.body);
     assert.equal(list.json().items[0].user, 'system:anonymous');
     assert.equal(seen.at(-1)!['user'], 'system:anonymous');
+    assert.equal(seen.at(-1)!['client'], 'front-proxy-client', 'the proxy client certificate is presented');
     const disc = (await app.inject({ url: '/apis/metrics.example.com/v1beta1' })).json();
     assert.deepEqual(disc.resources.map((r: Json) => r.name), ['widgets']);
     const groups = (await app.inject({ url: '/apis' })).json();

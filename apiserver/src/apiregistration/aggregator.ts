@@ -20,7 +20,7 @@ import type { APIService, APIServiceCondition } from './types.js';
 
 const SYSTEM: RequestContext = { user: { username: 'system:apiserver', groups: ['system:masters'] }, dryRun: false, warnings: [] };
 
-export interface Backend { host: string; servername: string; ca: string | undefined; insecure: boolean }
+export interface Backend { host: string; servername: string; ca: string | undefined; insecure: boolean; clientCert?: { cert: string; key: string } | undefined }
 
 /** Where a Service's traffic goes: the first ready endpoint address and the port of the Service's port. */
 export function endpointFor(service: KubeObject, endpoints: KubeObject | undefined, port: number): string | undefined {
@@ -40,7 +40,7 @@ export function endpointFor(service: KubeObject, endpoints: KubeObject | undefin
 
 function get(b: Backend, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), rejectUnauthorized: !b.insecure, timeout: 5000, headers: { accept: 'application/json' } }, (res) => {
+    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000, headers: { accept: 'application/json' } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => { data += d; });
@@ -58,6 +58,8 @@ export interface AggregatorOptions {
   apiServices: Store;
   clock: Clock;
   logger: Logger;
+  /** The client certificate presented to backends (front-proxy). @default none */
+  clientCert?: { cert: string; key: string };
   /** How often availability is checked again. @default 10000 */
   recheckMs?: number;
 }
@@ -121,7 +123,7 @@ export class Aggregator {
     try { eps = await this.o.registry.get(EndpointsResource)!.get(s.namespace, s.name); } catch { eps = undefined; }
     const host = endpointFor(svc, eps, port);
     if (!host) return { reason: 'MissingEndpoints', message: `endpoints for service/${s.name} in "${s.namespace}" have no addresses with port name "" or port ${port}` };
-    return { host, servername: `${s.name}.${s.namespace}.svc`, ca: a.spec.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined, insecure: !!a.spec.insecureSkipTLSVerify };
+    return { host, servername: `${s.name}.${s.namespace}.svc`, ca: a.spec.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined, insecure: !!a.spec.insecureSkipTLSVerify, clientCert: this.o.clientCert };
   }
 
   private async sync(a: APIService): Promise<void> {
@@ -188,7 +190,7 @@ export async function proxyToBackend(b: Backend, req: FastifyRequest, reply: Fas
   for (const [k, vs] of Object.entries(user.extra ?? {})) headers[`x-remote-extra-${encodeURIComponent(k)}`] = vs;
   const body = Buffer.isBuffer(req.body) ? req.body : undefined;
   if (body) headers['content-length'] = String(body.length);
-  const opts: RequestOptions = { method: req.method, headers, servername: b.servername, rejectUnauthorized: !b.insecure, ...(b.ca ? { ca: b.ca } : {}) };
+  const opts: RequestOptions = { method: req.method, headers, servername: b.servername, rejectUnauthorized: !b.insecure, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}) };
   reply.hijack();
   const raw = reply.raw;
   await new Promise<void>((resolve) => {

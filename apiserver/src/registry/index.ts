@@ -11,6 +11,7 @@ import { builtinSubresources, statusSubresource } from '../endpoints/subresource
 import { crdStrategy } from '../apiextensions/crd-strategy.js';
 import { CustomResourceDefinitions } from '../apiextensions/types.js';
 import { APIServices, apiServiceStrategy } from '../apiregistration/types.js';
+import { apiServicePrinter, crdPrinter, webhookConfigurationPrinter } from './extension-printers.js';
 import { MutatingWebhookConfigurations, ValidatingWebhookConfigurations, mutatingWebhookStrategy, validatingWebhookStrategy } from '../admissionregistration/types.js';
 import { podStrategy } from './core/pods/strategy.js';
 import { namespaceStrategy } from './core/namespaces/strategy.js';
@@ -78,12 +79,12 @@ export function createRegistry(o: RegistryOptions): Registry {
     reg.add({ descriptor: r, store: new Store({ ...storeOpts, strategy }), subresources: builtinSubresources(r) });
   }
   // apiextensions.k8s.io: the CRDs themselves (their objects are added by the CRD controller).
-  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]) });
+  reg.add({ descriptor: CustomResourceDefinitions, store: new Store({ ...storeOpts, strategy: crdStrategy }), subresources: new Map([['status', statusSubresource]]), table: crdPrinter(CustomResourceDefinitions, o.clock) });
   // admissionregistration.k8s.io: the webhooks the admission chain calls.
-  reg.add({ descriptor: ValidatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: validatingWebhookStrategy }), subresources: new Map() });
-  reg.add({ descriptor: MutatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: mutatingWebhookStrategy }), subresources: new Map() });
+  reg.add({ descriptor: ValidatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: validatingWebhookStrategy }), subresources: new Map(), table: webhookConfigurationPrinter(ValidatingWebhookConfigurations, o.clock) });
+  reg.add({ descriptor: MutatingWebhookConfigurations, store: new Store({ ...storeOpts, strategy: mutatingWebhookStrategy }), subresources: new Map(), table: webhookConfigurationPrinter(MutatingWebhookConfigurations, o.clock) });
   // apiregistration.k8s.io: APIServices (the aggregator serves and proxies their groups).
-  reg.add({ descriptor: APIServices, store: new Store({ ...storeOpts, strategy: apiServiceStrategy }), subresources: new Map([['status', statusSubresource]]) });
+  reg.add({ descriptor: APIServices, store: new Store({ ...storeOpts, strategy: apiServiceStrategy }), subresources: new Map([['status', statusSubresource]]), table: apiServicePrinter(APIServices, o.clock) });
   for (const r of REVIEW_RESOURCES) reg.add({ descriptor: r, store: undefined, subresources: new Map() });
   return reg;
 }
