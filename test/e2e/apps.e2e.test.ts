@@ -1,7 +1,8 @@
 /**
  * Issue 16's apps/policy half with the real kubectl: a DaemonSet puts one pod on every node and
  * rolls out/undoes through ControllerRevisions; a StatefulSet creates web-0, web-1, web-2 in order,
- * scales down in reverse and rolls out behind a partition; `kubectl drain` is held by a
+ * scales down in reverse and rolls out behind a partition, and another is rolled back through
+ * `kubectl rollout history|undo` (revisions renumbered as upstream); `kubectl drain` is held by a
  * PodDisruptionBudget until a replica is Ready on another node. One namespace, deleted afterwards.
  */
 import { after, before, describe, test } from 'node:test';
@@ -105,6 +106,61 @@ spec:
     assert.equal(rev('web-0'), sts.status.currentRevision);
     assert.notEqual(sts.status.currentRevision, sts.status.updateRevision);
     k(['delete', 'sts', 'web']);
+  });
+
+  test('a StatefulSet: set image, rollout history, undo and undo --to-revision renumber revisions as upstream', async () => {
+    k(['apply', '-f', '-'], `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: db }
+spec:
+  serviceName: db
+  replicas: 2
+  selector: { matchLabels: { app: db } }
+  template:
+    metadata: { labels: { app: db } }
+    spec:${POD}
+`);
+    const done = /roll out complete|rolling update complete/;
+    const revisions = () => [...k(['rollout', 'history', 'sts/db']).matchAll(/^(\d+)\s/gm)].map((m) => Number(m[1]));
+    // Every pod of the set runs `image`, at the set's updateRevision (the pods were re-created).
+    const podsRun = (image: string) => {
+      const sts = jsonOf('get', 'sts', 'db');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const pods = jsonOf('get', 'pods', '-l', 'app=db').items as any[];
+      assert.deepEqual(pods.map((p) => p.metadata.name).sort(), ['db-0', 'db-1']);
+      for (const p of pods) {
+        assert.equal(p.spec.containers[0].image, image, `${p.metadata.name} runs ${image}`);
+        assert.equal(p.metadata.labels['controller-revision-hash'], sts.status.updateRevision, `${p.metadata.name} is at the update revision`);
+      }
+      assert.equal(sts.status.currentRevision, sts.status.updateRevision);
+    };
+    assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
+    assert.deepEqual(revisions(), [1]);
+
+    k(['set', 'image', 'sts/db', 'c=busybox:1.36']);
+    assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
+    podsRun('busybox:1.36');
+    assert.deepEqual(revisions(), [1, 2]);
+    assert.match(k(['rollout', 'history', 'sts/db', '--revision=2']), /Image:\s+busybox:1\.36/);
+    const atRevision2 = new Set((jsonOf('get', 'pods', '-l', 'app=db').items as { metadata: { uid: string } }[]).map((p) => p.metadata.uid));
+
+    assert.match(k(['rollout', 'undo', 'sts/db']), /statefulset.apps\/db rolled back/);
+    assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
+    podsRun('busybox');
+    for (const p of jsonOf('get', 'pods', '-l', 'app=db').items as { metadata: { name: string; uid: string } }[]) {
+      assert.ok(!atRevision2.has(p.metadata.uid), `${p.metadata.name} was re-created`);
+    }
+    assert.deepEqual(revisions(), [2, 3], 'revision 1 is renumbered 3 (upstream)');
+
+    assert.match(k(['rollout', 'undo', 'sts/db', '--to-revision=2']), /statefulset.apps\/db rolled back/);
+    assert.match(k(['rollout', 'status', 'sts/db', '--timeout=150s']), done);
+    podsRun('busybox:1.36');
+    assert.deepEqual(revisions(), [3, 4]);
+    const missing = kubectl(['-n', ns, 'rollout', 'undo', 'sts/db', '--to-revision=9']);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /unable to find specified revision 9/);
+    k(['delete', 'sts', 'db']);
   });
 
   test('drain is held by a PodDisruptionBudget until a replica is Ready on another node', async () => {
