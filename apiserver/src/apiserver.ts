@@ -123,7 +123,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
             ...(al.maxAgeDays !== undefined ? { maxAgeDays: al.maxAgeDays } : {}) });
         }
         const audit = al && auditBackend ? new Auditor({ policy: loadAuditPolicy(al.policyFile), backend: auditBackend, clock: cfg.clock ?? realClock }) : undefined;
-        const sec = cfg.security ? buildSecurity(cfg.security, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
+        const sec = cfg.security ? buildSecurity({ ...cfg.security, ...(cfg.requestHeader ? { requestHeader: cfg.requestHeader } : {}) }, { clock: cfg.clock ?? realClock, logger: log }) : undefined;
         app = await buildApiServer({
           ...opts, storage, logger: log, metrics,
           ...(audit ? { audit } : {}),

@@ -9,13 +9,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:https';
+import { createServer, request, type Server } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
-import { kubectl, kubectlAsync, kubectlAsyncOk, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
+import { ROOT, kubectl, kubectlAsync, kubectlAsyncOk, kubectlOk, uniqueName, waitFor } from './lib/cluster.js';
 
 const ns = uniqueName('e2e-agg');
 const HOST = '10.240.0.1';
@@ -107,6 +107,27 @@ spec:
     // Discovery/availability checks run as the apiserver itself; the gadgets read runs as the kubectl user.
     assert.ok(seen.some((r) => r.user === me), `the backend saw the kubectl user ${me}: ${seen.map((r) => r.user).join(',')}`);
     assert.ok(seen.some((r) => r.user === me && r.groups.includes('system:authenticated')), JSON.stringify(seen));
+  });
+
+  test('the apiserver authenticates a front proxy by requestheader (front-proxy-client cert, X-Remote-User)', async () => {
+    const pki = join(ROOT, '.mk8s', 'pki');
+    const server = new URL(kubectlOk(['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}']).trim());
+    const review = (headers: Record<string, string>) => new Promise<{ code: number; body: string }>((resolve, reject) => {
+      const req = request({
+        host: server.hostname, port: server.port, method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', agent: false,
+        ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'front-proxy-client.crt')), key: readFileSync(join(pki, 'front-proxy-client.key')),
+        headers: { 'content-type': 'application/json', ...headers },
+      }, (res) => { let body = ''; res.on('data', (c: Buffer) => { body += String(c); }); res.on('end', () => resolve({ code: res.statusCode ?? 0, body })); });
+      req.on('error', reject);
+      req.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }));
+    });
+    const r = await review({ 'X-Remote-User': 'e2e-proxied-user', 'X-Remote-Group': 'e2e-proxied-group' });
+    assert.ok(r.code === 201 || r.code === 200, `${r.code} ${r.body}`);
+    const info = (JSON.parse(r.body) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo;
+    assert.equal(info.username, 'e2e-proxied-user');
+    assert.ok(info.groups.includes('e2e-proxied-group'), JSON.stringify(info.groups));
+    // Without the username header the proxy's certificate is no identity (not one of the client CA's).
+    assert.equal((await review({})).code, 401);
   });
 
   test('deleting the APIService stops serving its group', async () => {

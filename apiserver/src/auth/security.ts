@@ -16,6 +16,8 @@ import { RbacEscalation } from '../admission/plugins/rbac-escalation.js';
 import type { Authenticator } from './authentication.js';
 import { AlwaysAllowAuthorizer, type Authorizer } from './authorization.js';
 import { X509Authenticator } from './x509.js';
+import { RequestHeaderAuthenticator } from './request-header.js';
+import type { RequestHeaderConfig } from '../bootstrap/extension-apiserver-authentication.js';
 import { TokenFileAuthenticator, parseTokenFile } from './token-file.js';
 import { ServiceAccountAuthenticator, ServiceAccountTokenIssuer } from './service-account.js';
 import { PublicPathsAnonymousAuthenticator } from './anonymous.js';
@@ -43,6 +45,8 @@ export interface SecurityConfig {
   authorizationModes?: AuthorizationMode[];
   /** Anonymous requests reach the public paths (/healthz, /livez, /readyz, /version). @default true */
   anonymousAuth?: boolean;
+  /** Requestheader authentication of a front proxy (--requestheader-*). @default none */
+  requestHeader?: RequestHeaderConfig;
 }
 
 export interface SecurityParts {
@@ -81,6 +85,8 @@ export function buildSecurity(cfg: SecurityConfig, o: { clock: Clock; logger: Lo
   const ref: RegistryRef = o.ref ?? {};
   const out: SecurityParts = { admission: [], plugins: [] };
   const authn: Authenticator[] = [];
+  // Before x509, as upstream's union: the proxy's certificate is not one of the client CA's.
+  if (cfg.requestHeader) authn.push(new RequestHeaderAuthenticator(cfg.requestHeader, () => o.clock.now()));
   if (cfg.clientCAFile) authn.push(new X509Authenticator());
   if (cfg.tokenAuthFile) authn.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(cfg.tokenAuthFile, 'utf8'))));
   const signingKey = cfg.serviceAccountSigningKeyFile ? readFileSync(cfg.serviceAccountSigningKeyFile, 'utf8') : undefined;

@@ -1,0 +1,61 @@
+/**
+ * Requestheader authentication (upstream authentication/request/headerrequest): a front proxy
+ * (the aggregator of another apiserver) presents a client certificate signed by
+ * --requestheader-client-ca-file with a CN in --requestheader-allowed-names (empty: any CN), and
+ * asserts the user in X-Remote-User, groups in X-Remote-Group, extra in X-Remote-Extra-<key>.
+ * The certificate is verified here, not by the TLS layer (which trusts --client-ca-file): only the
+ * leaf signed directly by one of the bundle's CAs is accepted. Without a verified proxy certificate
+ * or without a username header: no opinion.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import type { Authenticator, UserInfo } from './authentication.js';
+import { AUTHENTICATED_GROUP } from './x509.js';
+import type { RequestHeaderConfig } from '../bootstrap/extension-apiserver-authentication.js';
+
+export class RequestHeaderAuthenticator implements Authenticator {
+  readonly name = 'requestheader';
+  private readonly cas: X509Certificate[];
+  constructor(private readonly cfg: RequestHeaderConfig, private readonly now: () => number = Date.now) {
+    this.cas = (cfg.clientCA.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((p) => new X509Certificate(p));
+  }
+
+  authenticate(req: IncomingMessage): Promise<UserInfo | undefined> {
+    const sock = req.socket as Partial<TLSSocket>;
+    if (typeof sock.getPeerCertificate !== 'function') return Promise.resolve(undefined);
+    const peer = sock.getPeerCertificate();
+    if (!peer?.raw) return Promise.resolve(undefined);
+    if (!this.verified(new X509Certificate(peer.raw))) return Promise.resolve(undefined);
+    return Promise.resolve(userFromHeaders(req.headersDistinct, this.cfg));
+  }
+
+  private verified(leaf: X509Certificate): boolean {
+    const t = this.now();
+    if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) return false;
+    if (!this.cas.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) return false;
+    if (this.cfg.allowedNames.length === 0) return true;
+    const cn = /^CN=(.*)$/m.exec(leaf.subject)?.[1];
+    return cn !== undefined && this.cfg.allowedNames.includes(cn);
+  }
+}
+
+/** The user the (already trusted) proxy asserts, or undefined without a username header. Pure. */
+export function userFromHeaders(headers: Record<string, string[] | undefined>, cfg: Pick<RequestHeaderConfig, 'usernameHeaders' | 'groupHeaders' | 'extraHeadersPrefixes'>): UserInfo | undefined {
+  const values = (h: string) => headers[h.toLowerCase()] ?? [];
+  const username = cfg.usernameHeaders.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');
+  if (!username) return undefined;
+  // As upstream's AuthenticatedGroupAdder: every authenticated user is in system:authenticated.
+  const groups = cfg.groupHeaders.flatMap(values);
+  if (!groups.includes(AUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
+  const extra: Record<string, string[]> = {};
+  for (const prefix of cfg.extraHeadersPrefixes.map((p) => p.toLowerCase())) {
+    for (const [name, vs] of Object.entries(headers)) {
+      if (!name.startsWith(prefix) || name.length === prefix.length || !vs) continue;
+      let key = name.slice(prefix.length);
+      try { key = decodeURIComponent(key); } catch { /* kept as sent */ }
+      (extra[key] ??= []).push(...vs);
+    }
+  }
+  return { username, groups, ...(Object.keys(extra).length ? { extra } : {}) };
+}
