@@ -18,6 +18,7 @@ import { ApiServerMetrics } from './metrics.js';
 import { startCompactor } from './storage/compactor.js';
 import { ServiceAllocator, type Registry } from './registry/index.js';
 import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
+import { extensionApiserverAuthenticationData, reconcileExtensionApiserverAuthentication, type RequestHeaderConfig } from './bootstrap/extension-apiserver-authentication.js';
 import { buildSecurity, type SecurityConfig } from './auth/security.js';
 import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
 import { Auditor } from './audit/audit.js';
@@ -58,6 +59,12 @@ export interface ApiServerConfig extends Omit<ApiServerOptions, 'storage' | 'log
    * --audit-log-maxbackup, --audit-log-maxage days): both files needed, as upstream. @default off
    */
   auditLog?: { policyFile: string; path: string; maxSizeMB?: number; maxBackups?: number; maxAgeDays?: number };
+  /**
+   * The requestheader flags (--requestheader-client-ca-file, -allowed-names, -username-headers,
+   * -group-headers, -extra-headers-prefix), published with the client CA in
+   * kube-system/extension-apiserver-authentication at start-up. @default none
+   */
+  requestHeader?: RequestHeaderConfig;
 }
 
 export interface ApiServerComponent extends Component {
@@ -108,7 +115,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       const extra: Server[] = [];
       let auditBackend: LogBackend | undefined;
       try {
-        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, auditLog: _audit, ...opts } = cfg;
+        const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, auditLog: _audit, requestHeader: _rh, ...opts } = cfg;
         const al = cfg.auditLog;
         if (al) {
           auditBackend = new LogBackend({ path: al.path, clock: cfg.clock ?? realClock, logger: log,
@@ -167,6 +174,23 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
             for (let delay = 500; !signal.aborted; delay = Math.min(delay * 2, 10_000)) {
               try { await reconcileKubernetesService(a.registry, opts); return; } catch (err) {
                 log.warn({ err }, 'Could not publish the kubernetes Service endpoints, retrying');
+              }
+              await new Promise((r) => setTimeout(r, delay));
+            }
+          })();
+        }
+        // Upstream's ClientCARegistrationHook: extension apiservers read whom to trust from this ConfigMap.
+        const clientCAFile = cfg.security?.clientCAFile;
+        if (clientCAFile || cfg.requestHeader) {
+          const a = app as FastifyInstance & { registry: Registry };
+          const data = extensionApiserverAuthenticationData({
+            ...(clientCAFile ? { clientCA: readFileSync(clientCAFile, 'utf8') } : {}),
+            ...(cfg.requestHeader ? { requestHeader: cfg.requestHeader } : {}),
+          });
+          void (async () => {
+            for (let delay = 500; !signal.aborted; delay = Math.min(delay * 2, 10_000)) {
+              try { await reconcileExtensionApiserverAuthentication(a.registry, data); return; } catch (err) {
+                log.warn({ err }, 'Could not publish kube-system/extension-apiserver-authentication, retrying');
               }
               await new Promise((r) => setTimeout(r, delay));
             }

@@ -3,7 +3,8 @@
  * mk8s apiserver binary: `apiserver --etcd-servers=http://127.0.0.1:2379,... [--bind-address=A]...
  * [--port=6443] [--log-level=info] [--advertise-address=IP] [--service-cluster-ip-range=CIDR]
  * [--service-node-port-range=A-B] [--max-requests-inflight=N] [--max-mutating-requests-inflight=N] [--etcd-compaction-interval=5m (0 disables)]
- * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F] [--proxy-client-cert-file=F --proxy-client-key-file=F]`
+ * [--etcd-cafile=F --etcd-certfile=F --etcd-keyfile=F] [--kubelet-client-certificate=F --kubelet-client-key=F --kubelet-certificate-authority=F] [--proxy-client-cert-file=F --proxy-client-key-file=F]
+ * [--requestheader-client-ca-file=F --requestheader-allowed-names=N,... --requestheader-username-headers=H,... --requestheader-group-headers=H,... --requestheader-extra-headers-prefix=P,...]`
  * [--feature-gates=MaxUnavailableStatefulSet=true,...] and the security flags of auth/flags.ts.
  */
 import { parseArgs } from 'node:util';
@@ -51,6 +52,11 @@ async function main(): Promise<void> {
       'kubelet-certificate-authority': { type: 'string' },
       'proxy-client-cert-file': { type: 'string' },
       'proxy-client-key-file': { type: 'string' },
+      'requestheader-client-ca-file': { type: 'string' },
+      'requestheader-allowed-names': { type: 'string', multiple: true },
+      'requestheader-username-headers': { type: 'string', multiple: true },
+      'requestheader-group-headers': { type: 'string', multiple: true },
+      'requestheader-extra-headers-prefix': { type: 'string', multiple: true },
       'audit-policy-file': { type: 'string' },
       'audit-log-path': { type: 'string' },
       'audit-log-maxsize': { type: 'string' },
@@ -89,6 +95,14 @@ async function main(): Promise<void> {
   const proxyCert = flag('proxy-client-cert-file'); const proxyKey = flag('proxy-client-key-file');
   if ((proxyCert === undefined) !== (proxyKey === undefined)) throw new Error('--proxy-client-cert-file and --proxy-client-key-file go together');
   const proxyClient = proxyCert && proxyKey ? { cert: readFileSync(proxyCert, 'utf8'), key: readFileSync(proxyKey, 'utf8') } : undefined;
+  // Requestheader authentication (upstream --requestheader-*): published in extension-apiserver-authentication.
+  const list = (k: string): string[] => { const v = (values as Record<string, unknown>)[k] as string[] | undefined; return splitList(v ?? (env(k) ? [env(k)!] : [])); };
+  const rhCA = flag('requestheader-client-ca-file');
+  const requestHeader = rhCA ? {
+    clientCA: readFileSync(rhCA, 'utf8'), allowedNames: list('requestheader-allowed-names'),
+    usernameHeaders: list('requestheader-username-headers'), groupHeaders: list('requestheader-group-headers'),
+    extraHeadersPrefixes: list('requestheader-extra-headers-prefix'),
+  } : undefined;
   const auditPolicy = flag('audit-policy-file'); const auditPath = flag('audit-log-path');
   const num = (k: string) => { const v = flag(k); if (v === undefined) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new Error(`invalid --${k} ${v}`); return n; };
   // As upstream: without a policy file nothing is audited; without a log path there is no log backend.
@@ -113,6 +127,7 @@ async function main(): Promise<void> {
     ...(auditLog ? { auditLog } : {}),
     ...(kubeletClient ? { kubeletClient } : {}),
     ...(proxyClient ? { proxyClient } : {}),
+    ...(requestHeader ? { requestHeader } : {}),
     ...((values['encryption-provider-config'] ?? env('encryption-provider-config')) ? { encryptionProviderConfig: (values['encryption-provider-config'] ?? env('encryption-provider-config'))! } : {}),
   })]);
 }

@@ -56,6 +56,15 @@ test('ensurePki makes a CA, the apiserver cert with SANs, identities and the SA 
     assert.deepEqual(subjectOf(await readFile(p.apiserverEtcdClient.cert, 'utf8')).commonName, 'kube-apiserver-etcd-client');
     assert.ok(!new X509Certificate(await readFile(p.admin.cert, 'utf8')).verify(etcdCa.publicKey));
 
+    // The front-proxy CA (kubeadm's front-proxy-ca) signs only the aggregator's front-proxy-client.
+    const fpCa = new X509Certificate(await readFile(p.frontProxy.ca.cert, 'utf8'));
+    assert.ok(fpCa.ca && fpCa.subject.includes('front-proxy-ca'));
+    const fpClient = await readFile(p.frontProxy.client.cert, 'utf8');
+    assert.ok(new X509Certificate(fpClient).verify(fpCa.publicKey));
+    assert.ok(!new X509Certificate(fpClient).verify(ca.publicKey));
+    assert.deepEqual(subjectOf(fpClient), { commonName: 'front-proxy-client', organizations: [] });
+    assert.ok(!new X509Certificate(await readFile(p.admin.cert, 'utf8')).verify(fpCa.publicKey));
+
     // Idempotent: a second run keeps every file; a new node only adds its own.
     const before = await readFile(p.apiserver.cert, 'utf8');
     const caBefore = await readFile(p.ca.cert, 'utf8');

@@ -71,6 +71,11 @@ export interface PkiPaths {
    */
   etcd: { ca: CertPaths; server: CertPaths; peer: CertPaths };
   apiserverEtcdClient: CertPaths;
+  /**
+   * The front-proxy CA (kubeadm's front-proxy-ca) and the aggregator's client identity signed by it
+   * (CN front-proxy-client): extension apiservers trust X-Remote-User only from this CA and CN.
+   */
+  frontProxy: { ca: CertPaths; client: CertPaths };
 }
 
 /** One certificate to issue. */
@@ -101,6 +106,7 @@ export function pkiPaths(dir: string, nodes: readonly string[]): PkiPaths {
     serviceAccount: { key: join(dir, 'sa.key'), pub: join(dir, 'sa.pub') },
     etcd: { ca: pair(join(dir, 'etcd'), 'ca'), server: pair(join(dir, 'etcd'), 'server'), peer: pair(join(dir, 'etcd'), 'peer') },
     apiserverEtcdClient: pair(dir, 'apiserver-etcd-client'),
+    frontProxy: { ca: pair(dir, 'front-proxy-ca'), client: pair(dir, 'front-proxy-client') },
   };
 }
 
@@ -145,6 +151,8 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<PkiPaths
   await issueBy(etcdCa, p.etcd.server, { commonName: 'mk8s-etcd-server', usage: 'both', ...etcdSans });
   await issueBy(etcdCa, p.etcd.peer, { commonName: 'mk8s-etcd-peer', usage: 'both', ...etcdSans });
   await issueBy(etcdCa, p.apiserverEtcdClient, { commonName: 'kube-apiserver-etcd-client', usage: 'client' });
+  const frontProxyCa = await ensureCa(p.frontProxy.ca, now, 'front-proxy-ca');
+  await issueBy(frontProxyCa, p.frontProxy.client, { commonName: 'front-proxy-client', usage: 'client' });
   if (!(await exists(p.serviceAccount.key) && await exists(p.serviceAccount.pub))) {
     const keys = await webcrypto.subtle.generateKey(RSA_ALG, true, ['sign', 'verify']) as CryptoKeyPair;
     await writeFileAtomic(p.serviceAccount.key, pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)), 0o600);

@@ -31,6 +31,12 @@ export function secureApiserverFlags(pki: PkiPaths, o: ApiserverFlagOptions): st
     '--encryption-provider-config', o.encryptionConfig,
     '--kubelet-client-certificate', pki.apiserverKubeletClient.cert, '--kubelet-client-key', pki.apiserverKubeletClient.key,
     '--kubelet-certificate-authority', pki.ca.cert,
+    // API aggregation (kubeadm's defaults): the aggregator's front-proxy client identity, and the
+    // requestheader configuration it publishes in kube-system/extension-apiserver-authentication.
+    '--proxy-client-cert-file', pki.frontProxy.client.cert, '--proxy-client-key-file', pki.frontProxy.client.key,
+    '--requestheader-client-ca-file', pki.frontProxy.ca.cert, '--requestheader-allowed-names', 'front-proxy-client',
+    '--requestheader-username-headers', 'X-Remote-User', '--requestheader-group-headers', 'X-Remote-Group',
+    '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
     // Audit log (audit.k8s.io/v1 JSON lines, rotated): the repository's default policy, Secrets at Metadata only.
     '--audit-policy-file', o.auditPolicy,
     '--audit-log-path', o.auditLog, '--audit-log-maxsize', '50', '--audit-log-maxbackup', '2',

@@ -69,7 +69,8 @@ export function composeServiceFiles(pki: PkiPaths, encryptionConfig: string): Re
       file(pki.etcd.peer.cert, 'peer.crt'), file(pki.etcd.peer.key, 'peer.key')],
     apiserver: [
       ...[pki.ca.cert, pki.apiserver.cert, pki.apiserver.key, pki.apiserverKubeletClient.cert, pki.apiserverKubeletClient.key,
-        pki.serviceAccount.key, pki.serviceAccount.pub, pki.etcd.ca.cert, pki.apiserverEtcdClient.cert, pki.apiserverEtcdClient.key].map(same),
+        pki.serviceAccount.key, pki.serviceAccount.pub, pki.etcd.ca.cert, pki.apiserverEtcdClient.cert, pki.apiserverEtcdClient.key,
+        pki.frontProxy.ca.cert, pki.frontProxy.client.cert, pki.frontProxy.client.key].map(same),
       file(encryptionConfig, 'encryption-config.yaml', 0o600),
       // One flag or value a line: the entrypoint passes them to apiserver/dist/main.js.
       { path: 'flags', content: flags.join('\n') + '\n', mode: 0o644 },
