@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CachedDiscovery, resourcesFromDiscovery, RestDiscovery, type DiscoveryClient } from './discovery.js';
+import { CachedDiscovery, GroupDiscoveryFailedError, partialResources, resourcesFromDiscovery, RestDiscovery, type DiscoveryClient } from './discovery.js';
 
 const core = { groupVersion: 'v1', resources: [
   { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['create', 'delete', 'get', 'list', 'watch'], shortNames: ['po'] },
@@ -41,4 +41,19 @@ test('discovery: CachedDiscovery serves from cache within the TTL and refreshes 
   now = 29_999; await c.serverPreferredResources(); assert.equal(calls, 1);
   now = 30_000; await c.serverPreferredResources(); assert.equal(calls, 2);
   c.invalidate(); await c.serverPreferredResources(); assert.equal(calls, 3);
+});
+
+test('discovery: a group that fails is reported with the resources of the others', async () => {
+  const d = new RestDiscovery({ getRaw: async (p) => {
+    if (p === '/api') return JSON.stringify({ versions: ['v1'] });
+    if (p === '/apis') return JSON.stringify({ groups: [{ name: 'metrics.example.com', versions: [{ groupVersion: 'metrics.example.com/v1', version: 'v1' }] }, { name: 'stable.example.com', versions: [{ groupVersion: 'stable.example.com/v1', version: 'v1' }] }] });
+    if (p === '/api/v1') return JSON.stringify(core);
+    if (p === '/apis/stable.example.com/v1') return JSON.stringify(crd);
+    throw new Error('503 service unavailable');
+  } });
+  const err = await d.serverPreferredResources().then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof GroupDiscoveryFailedError);
+  assert.deepEqual([...err.groups.keys()], ['metrics.example.com/v1']);
+  assert.deepEqual(partialResources(err).map((r) => r.resource), ['pods', 'namespaces', 'crontabs']);
+  assert.throws(() => partialResources(new Error('other')), /other/);
 });

@@ -47,9 +47,26 @@ export function resourcesFromDiscovery(lists: readonly APIResourceList[]): Resou
   return out;
 }
 
+/**
+ * Some groups' discovery failed (upstream ErrGroupDiscoveryFailed, e.g. an unavailable aggregated
+ * API): `resources` holds what the other groups reported.
+ */
+export class GroupDiscoveryFailedError extends Error {
+  constructor(readonly groups: Map<string, unknown>, readonly resources: ResourceDescriptor[]) {
+    super(`unable to retrieve the complete list of server APIs: ${[...groups].map(([gv, e]) => `${gv}: ${(e as Error)?.message ?? String(e)}`).join(', ')}`);
+    this.name = 'GroupDiscoveryFailedError';
+  }
+}
+
+/** The resources a discovery call found, even when it failed for some groups; rethrows other failures. */
+export function partialResources(err: unknown): ResourceDescriptor[] {
+  if (err instanceof GroupDiscoveryFailedError) return err.resources;
+  throw err;
+}
+
 /** Source of the served resources. */
 export interface DiscoveryClient {
-  /** Every served resource at its group's preferred version. */
+  /** Every served resource at its group's preferred version; GroupDiscoveryFailedError (with the rest) when some groups fail. */
   serverPreferredResources(signal?: AbortSignal): Promise<ResourceDescriptor[]>;
 }
 
@@ -73,12 +90,17 @@ export class RestDiscovery implements DiscoveryClient {
       this.get<{ versions: string[] }>('/api', signal),
       this.get<{ groups: APIGroup[] }>('/apis', signal),
     ]);
-    const paths = [
-      ...(core.versions.length ? [`/api/${core.versions[0]}`] : []),
-      ...groups.groups.map((g) => `/apis/${(g.preferredVersion ?? g.versions[0])!.groupVersion}`),
+    const gvs = [
+      ...(core.versions.length ? [core.versions[0]!] : []),
+      ...groups.groups.map((g) => (g.preferredVersion ?? g.versions[0])!.groupVersion),
     ];
-    const lists = await Promise.all(paths.map((p) => this.get<APIResourceList>(p, signal)));
-    return resourcesFromDiscovery(lists);
+    const settled = await Promise.allSettled(gvs.map((gv) => this.get<APIResourceList>(gv.includes('/') ? `/apis/${gv}` : `/api/${gv}`, signal)));
+    const lists: APIResourceList[] = [];
+    const failed = new Map<string, unknown>();
+    settled.forEach((r, i) => { if (r.status === 'fulfilled') lists.push(r.value); else failed.set(gvs[i]!, r.reason); });
+    const resources = resourcesFromDiscovery(lists);
+    if (failed.size) throw new GroupDiscoveryFailedError(failed, resources);
+    return resources;
   }
 }
 

@@ -11,7 +11,7 @@
  * them; writes deletions, ownerReference and finalizer patches.
  */
 import { apiVersionOf, isConflict, isNotFound, lookupKind, qualifiedResource, RESOURCES, Events, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@mk8s/api';
-import { objectKey, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
+import { objectKey, partialResources, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
 import { BaseController, discoveryOf, type ControllerContext } from '../../controller.js';
 
 export const FINALIZER_ORPHAN = 'orphan';
@@ -80,8 +80,12 @@ export class GarbageCollector extends BaseController {
   async resyncMonitors(signal?: AbortSignal): Promise<number> {
     if (!this.discovery) return 0;
     let added = 0;
-    for (const r of collectable(await this.discovery.serverPreferredResources(signal))) if (this.monitor(r)) added++;
+    let found: ResourceDescriptor[];
+    let partial: unknown;
+    try { found = await this.discovery.serverPreferredResources(signal); } catch (err) { found = partialResources(err); partial = err; }
+    for (const r of collectable(found)) if (this.monitor(r)) added++;
     if (added) this.log.info({ added }, 'Garbage collector monitoring new resources');
+    if (partial !== undefined) throw partial;
     return added;
   }
 

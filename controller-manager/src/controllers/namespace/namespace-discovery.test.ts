@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMaps, Namespaces, Pods, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
-import { StaticDiscovery, type DiscoveryClient } from '@mk8s/client';
+import { GroupDiscoveryFailedError, StaticDiscovery, type DiscoveryClient } from '@mk8s/client';
 import { newControllerFixture } from '@mk8s/client/testing';
 import { deletableNamespaced, NamespaceController } from './namespace.js';
 
@@ -42,4 +42,15 @@ test('namespace: a discovery failure sets NamespaceDeletionDiscoveryFailure and 
   const cond = (live.status as { conditions?: { type: string; status: string; reason?: string }[] }).conditions?.find((c) => c.type === 'NamespaceDeletionDiscoveryFailure');
   assert.equal(cond?.status, 'True');
   assert.equal(cond?.reason, 'DiscoveryFailed');
+});
+
+test('namespace: partial discovery deletes what was found, but the namespace waits for whole discovery', async () => {
+  const f = newControllerFixture();
+  const partial: DiscoveryClient = { serverPreferredResources: async () => { throw new GroupDiscoveryFailedError(new Map([['metrics.example.com/v1', new Error('503')]]), [ConfigMaps]); } };
+  f.build((ctx) => new NamespaceController({ ...ctx, discovery: partial }));
+  f.seed(ns());
+  f.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team' } } as KubeObject);
+  await assert.rejects(f.reconcile('team'), /complete list of server APIs/);
+  assert.deepEqual(f.client.actions().filter((a) => a.verb === 'delete').map((a) => `${a.resource}/${a.name}`), ['configmaps/cm']);
+  assert.deepEqual(((await f.client.resource(Namespaces).get('team')).spec as { finalizers?: string[] }).finalizers, ['kubernetes']);
 });

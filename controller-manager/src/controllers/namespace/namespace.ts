@@ -8,7 +8,7 @@
  * NamespaceDeletionContentFailure) and /finalize.
  */
 import { isConflict, isNotFound, Namespaces, qualifiedResource, type KubeObject, type Namespace, type NamespaceCondition, type ResourceDescriptor } from '@mk8s/api';
-import type { Clientset, DiscoveryClient, SharedInformer } from '@mk8s/client';
+import { partialResources, type Clientset, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
 import { BaseController, discoveryOf, type ControllerContext } from '../../controller.js';
 import { clone, rfc3339, type Obj } from '../../util/meta.js';
 
@@ -76,7 +76,8 @@ export class NamespaceController extends BaseController {
     } catch (err) {
       if (signal.aborted) throw err;
       discoveryErr = err;
-      resources = [];
+      // Upstream deletes what the groups that answered report, and finalizes only once discovery is whole.
+      try { resources = deletableNamespaced(partialResources(err)); } catch { resources = []; }
     }
     const { remaining, failures } = await this.deleteAllContent(name, resources, signal);
     if (discoveryErr !== undefined || remaining.size > 0 || failures.length > 0) {
