@@ -21,10 +21,10 @@ export interface ControllerContext {
   discovery?: DiscoveryClient;
 }
 
-/** ctx.discovery, or a 30 s cached discovery over the REST client, or the static scheme (fakes). */
-export function discoveryOf(ctx: ControllerContext): DiscoveryClient {
+/** ctx.discovery, or discovery over the REST client (cached for ttlMs when > 0), or the static scheme (fakes). */
+export function discoveryOf(ctx: ControllerContext, ttlMs = 30_000): DiscoveryClient {
   if (ctx.discovery) return ctx.discovery;
-  if (hasRawGet(ctx.client)) return new CachedDiscovery(new RestDiscovery(ctx.client), 30_000, () => ctx.clock.now());
+  if (hasRawGet(ctx.client)) return ttlMs > 0 ? new CachedDiscovery(new RestDiscovery(ctx.client), ttlMs, () => ctx.clock.now()) : new RestDiscovery(ctx.client);
   return new StaticDiscovery(RESOURCES);
 }
 

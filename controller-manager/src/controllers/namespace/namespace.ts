@@ -3,7 +3,7 @@
  * Terminating while everything in it is deleted; once its content is gone the `kubernetes`
  * finalizer is removed through /finalize and the namespace disappears.
  * Watches Namespaces; lists and deletes every namespaced resource discovery reports with list and
- * delete (custom resources included; discovery is cached 30 s and refreshed when it misses); writes
+ * delete (custom resources included; discovery is read afresh on every sync); writes
  * Namespace status (NamespaceDeletionDiscoveryFailure, NamespaceContentRemaining,
  * NamespaceDeletionContentFailure) and /finalize.
  */
@@ -49,7 +49,9 @@ export class NamespaceController extends BaseController {
   constructor(ctx: ControllerContext, o: NamespaceControllerOptions = {}) {
     super(ctx, 'namespace');
     this.fixed = o.resources;
-    this.discovery = discoveryOf(ctx);
+    // Read afresh on every sync, as upstream's deleter does: a cached answer could miss a CRD
+    // established moments ago and finalize the namespace with its custom objects left behind.
+    this.discovery = discoveryOf(ctx, 0);
     this.recheckMs = o.recheckMs ?? 1000;
     this.namespaces = ctx.informers.informerFor<NsObj>(Namespaces);
     this.namespaces.addEventHandler({
