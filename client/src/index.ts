@@ -21,3 +21,4 @@ export * from './rest-client-metrics.js';
 export * from './exec.js';
 export * from './backoff.js';
 export * from './in-cluster.js';
+export * from './discovery.js';

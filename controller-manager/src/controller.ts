@@ -3,7 +3,8 @@
  * rate-limited workqueue of keys; runWorkers calls reconcile(key).
  */
 import type { Clock, FeatureGate, Logger } from '@mk8s/component-base';
-import { createRateLimitingQueue, runWorkers, type Clientset, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics, type WorkqueueMetricsProvider } from '@mk8s/client';
+import { RESOURCES } from '@mk8s/api';
+import { CachedDiscovery, createRateLimitingQueue, hasRawGet, RestDiscovery, runWorkers, StaticDiscovery, type Clientset, type DiscoveryClient, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics, type WorkqueueMetricsProvider } from '@mk8s/client';
 
 /** Shared dependencies of all controllers (newControllerFixture's context satisfies it). */
 export interface ControllerContext {
@@ -16,6 +17,15 @@ export interface ControllerContext {
   queueMetrics?: WorkqueueMetricsProvider;
   /** Feature gates (--feature-gates). @default defaultFeatureGate */
   featureGates?: FeatureGate;
+  /** Served resources (namespace controller, garbage collector). @default discovery over ctx.client when it is a REST client, else the static scheme */
+  discovery?: DiscoveryClient;
+}
+
+/** ctx.discovery, or discovery over the REST client (cached for ttlMs when > 0), or the static scheme (fakes). */
+export function discoveryOf(ctx: ControllerContext, ttlMs = 30_000): DiscoveryClient {
+  if (ctx.discovery) return ctx.discovery;
+  if (hasRawGet(ctx.client)) return ttlMs > 0 ? new CachedDiscovery(new RestDiscovery(ctx.client), ttlMs, () => ctx.clock.now()) : new RestDiscovery(ctx.client);
+  return new StaticDiscovery(RESOURCES);
 }
 
 /** A controller the manager can run. */

@@ -4,7 +4,9 @@
  * subresources; wait for Established; create, get (columns), watch, patch (merge, json, apply),
  * scale and explain a custom object; a value outside the schema is a 422 naming the field, an
  * unknown field is pruned, a default is applied; KubernetesObjectApi creates and lists, an
- * informer sees add/update/delete; deleting the CRD deletes its objects.
+ * informer sees add/update/delete; deleting the CRD deletes its objects. The controller-manager finds
+ * custom resources by discovery: the garbage collector collects a custom object whose owner (a
+ * ConfigMap) is deleted, and deleting a namespace deletes its custom objects before it goes.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -143,5 +145,28 @@ describe('CustomResourceDefinitions', () => {
     kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', `crd/${CRD}`]);
     await waitFor(() => kubectl(['-n', ns, 'get', 'widgets', '-o', 'name']).code === 0, { timeoutMs: 30_000, what: 'widgets served again' });
     assert.equal(k(['get', 'widgets', '-o', 'name']).trim(), '');
+  });
+
+  test('garbage collector: a custom object owned by a ConfigMap is collected once the ConfigMap is deleted', async () => {
+    k(['create', 'configmap', 'owner']);
+    const uid = jsonOf('get', 'configmap', 'owner').metadata.uid as string;
+    k(['apply', '-f', '-'], `apiVersion: e2e.example.com/v1\nkind: Widget\nmetadata:\n  name: owned\n  ownerReferences: [{ apiVersion: v1, kind: ConfigMap, name: owner, uid: ${uid} }]\nspec: { color: red }\n`);
+    k(['delete', 'configmap', 'owner']);
+    // Discovery is re-read every 30 s: the collector may need one resync to watch widgets.
+    await waitFor(() => kubectl(['-n', ns, 'get', 'widget', 'owned', '-o', 'name']).stderr.includes('NotFound'), { timeoutMs: 120_000, intervalMs: 1000, what: 'the owned widget collected' });
+  });
+
+  test('namespace deletion deletes the custom objects in it, then the namespace goes', async () => {
+    const other = uniqueName('e2e-crd-ns');
+    kubectlOk(['create', 'namespace', other]);
+    try {
+      kubectlOk(['-n', other, 'apply', '-f', '-'], { input: widget('inside', '{ color: green }') });
+      kubectlOk(['delete', 'namespace', other, '--wait=false']);
+      await waitFor(() => kubectl(['get', 'namespace', other, '-o', 'name']).stderr.includes('NotFound'), { timeoutMs: 120_000, intervalMs: 1000, what: `namespace ${other} gone` });
+      const all = kubectlOk(['get', 'widgets', '--all-namespaces', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}']);
+      assert.ok(!all.includes(`${other}/`), `no widget left in ${other}: ${all}`);
+    } finally {
+      kubectl(['delete', 'namespace', other, '--ignore-not-found', '--wait=false']);
+    }
   });
 });

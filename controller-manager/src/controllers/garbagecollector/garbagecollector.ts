@@ -6,11 +6,13 @@
  * `orphan` finalizer until their dependents' ownerReferences to them are removed.
  * The ownership graph is the informers' caches plus an index of ownerReference uids; an owner
  * missing from the cache is confirmed with a live GET before anything is deleted.
- * Watches every deletable resource except Events; writes deletions, ownerReference and finalizer patches.
+ * Watches every deletable resource except Events: the built-in scheme at once, and whatever discovery
+ * adds (custom resources) every resyncMs (upstream's resync of its monitors), starting informers for
+ * them; writes deletions, ownerReference and finalizer patches.
  */
-import { isConflict, isNotFound, lookupKind, qualifiedResource, RESOURCES, Events, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@mk8s/api';
-import { objectKey, type SharedInformer } from '@mk8s/client';
-import { BaseController, type ControllerContext } from '../../controller.js';
+import { apiVersionOf, isConflict, isNotFound, lookupKind, qualifiedResource, RESOURCES, Events, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@mk8s/api';
+import { objectKey, partialResources, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
+import { BaseController, discoveryOf, type ControllerContext } from '../../controller.js';
 
 export const FINALIZER_ORPHAN = 'orphan';
 export const FINALIZER_FOREGROUND = 'foregroundDeletion';
@@ -19,6 +21,14 @@ const OWNER_INDEX = 'ownerUid';
 export interface GarbageCollectorOptions {
   /** Resources whose objects are collected. @default every served resource with list, watch and delete, except Events */
   resources?: readonly ResourceDescriptor[];
+  /** How often discovery is read for new resources (only without `resources`). @default 30000 */
+  resyncMs?: number;
+}
+
+/** The resources the collector monitors (pure): list, watch and delete, not Events. */
+export function collectable(resources: readonly ResourceDescriptor[]): ResourceDescriptor[] {
+  return resources.filter((r) => !(r.group === Events.group && r.resource === Events.resource) && !(r.group === 'events.k8s.io' && r.resource === 'events')
+    && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v as never)));
 }
 
 type Dependent = { r: ResourceDescriptor; obj: KubeObject };
@@ -27,12 +37,24 @@ export class GarbageCollector extends BaseController {
   static readonly NAME = 'garbagecollector';
   readonly name = GarbageCollector.NAME;
   private readonly informers = new Map<string, { r: ResourceDescriptor; inf: SharedInformer<KubeObject> }>();
+  /** apiVersion|kind -> descriptor of every monitored resource. */
+  private readonly kinds = new Map<string, ResourceDescriptor>();
+  private readonly discovery: DiscoveryClient | undefined;
+  private readonly resyncMs: number;
 
   constructor(ctx: ControllerContext, o: GarbageCollectorOptions = {}) {
     super(ctx, 'garbage_collector_attempt_to_delete');
     this.defaultWorkers = 10; // most passes are cache lookups; a few wait on a live GET
-    const resources = o.resources ?? RESOURCES.filter((r) => r !== Events && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v as never)));
-    for (const r of resources) {
+    this.discovery = o.resources ? undefined : discoveryOf(ctx);
+    this.resyncMs = o.resyncMs ?? 30_000;
+    for (const r of collectable(o.resources ?? RESOURCES)) this.monitor(r);
+  }
+
+  /** Starts watching r (its informer starts at once if the factory already runs). False when already watched. */
+  monitor(r: ResourceDescriptor): boolean {
+    if (this.informers.has(qualifiedResource(r))) return false;
+    {
+      const ctx = this.ctx;
       const inf = ctx.informers.informerFor<KubeObject>(r);
       inf.addIndexer(OWNER_INDEX, (obj) => (obj.metadata.ownerReferences ?? []).map((ref) => ref.uid));
       const key = (obj: KubeObject) => `${qualifiedResource(r)}|${objectKey(obj)}`;
@@ -49,7 +71,33 @@ export class GarbageCollector extends BaseController {
         },
       });
       this.informers.set(qualifiedResource(r), { r, inf });
+      this.kinds.set(`${apiVersionOf(r)}|${r.kind}`, r);
     }
+    return true;
+  }
+
+  /** One discovery pass: monitors resources that appeared (custom resources). Returns how many were added. */
+  async resyncMonitors(signal?: AbortSignal): Promise<number> {
+    if (!this.discovery) return 0;
+    let added = 0;
+    let found: ResourceDescriptor[];
+    let partial: unknown;
+    try { found = await this.discovery.serverPreferredResources(signal); } catch (err) { found = partialResources(err); partial = err; }
+    for (const r of collectable(found)) if (this.monitor(r)) added++;
+    if (added) this.log.info({ added }, 'Garbage collector monitoring new resources');
+    if (partial !== undefined) throw partial;
+    return added;
+  }
+
+  protected override async background(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try { await this.resyncMonitors(signal); } catch (err) { if (!signal.aborted) this.log.warn({ err }, 'Garbage collector discovery failed'); }
+      try { await this.ctx.clock.sleep(this.resyncMs, signal); } catch { return; }
+    }
+  }
+
+  private kindOf(apiVersion: string, kind: string): ResourceDescriptor | undefined {
+    return this.kinds.get(`${apiVersion}|${kind}`) ?? lookupKind(apiVersion, kind);
   }
 
   private changed(obj: KubeObject, key: string): void {
@@ -68,7 +116,7 @@ export class GarbageCollector extends BaseController {
 
   private enqueueOwners(obj: KubeObject): void {
     for (const ref of obj.metadata.ownerReferences ?? []) {
-      const or = lookupKind(ref.apiVersion, ref.kind);
+      const or = this.kindOf(ref.apiVersion, ref.kind);
       if (!or || !this.informers.has(qualifiedResource(or))) continue;
       const ns = or.namespaced ? obj.metadata.namespace ?? '' : '';
       this.enqueue(`${qualifiedResource(or)}|${ns ? `${ns}/` : ''}${ref.name}`);
@@ -102,7 +150,7 @@ export class GarbageCollector extends BaseController {
 
   /** Looks an owner up in the cache, then (to rule out a lagging cache) on the server. */
   private async resolveOwner(obj: KubeObject, ref: OwnerReference, signal: AbortSignal): Promise<KubeObject | 'absent' | 'unknown'> {
-    const or = lookupKind(ref.apiVersion, ref.kind);
+    const or = this.kindOf(ref.apiVersion, ref.kind);
     if (!or) return 'unknown';
     const ns = or.namespaced ? obj.metadata.namespace ?? '' : '';
     const cached = this.informers.get(qualifiedResource(or))?.inf.lister.get(ns ? `${ns}/${ref.name}` : ref.name);

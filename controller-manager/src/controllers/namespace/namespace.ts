@@ -2,22 +2,29 @@
  * Namespace controller (upstream pkg/controller/namespace): a namespace being deleted is kept
  * Terminating while everything in it is deleted; once its content is gone the `kubernetes`
  * finalizer is removed through /finalize and the namespace disappears.
- * Watches Namespaces; lists and deletes every namespaced resource; writes Namespace status and
- * /finalize.
+ * Watches Namespaces; lists and deletes every namespaced resource discovery reports with list and
+ * delete (custom resources included; discovery is read afresh on every sync); writes
+ * Namespace status (NamespaceDeletionDiscoveryFailure, NamespaceContentRemaining,
+ * NamespaceDeletionContentFailure) and /finalize.
  */
-import { isConflict, isNotFound, Namespaces, qualifiedResource, RESOURCES, type KubeObject, type Namespace, type NamespaceCondition, type ResourceDescriptor } from '@mk8s/api';
-import type { Clientset, SharedInformer } from '@mk8s/client';
-import { BaseController, type ControllerContext } from '../../controller.js';
+import { isConflict, isNotFound, Namespaces, qualifiedResource, type KubeObject, type Namespace, type NamespaceCondition, type ResourceDescriptor } from '@mk8s/api';
+import { partialResources, type Clientset, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
+import { BaseController, discoveryOf, type ControllerContext } from '../../controller.js';
 import { clone, rfc3339, type Obj } from '../../util/meta.js';
 
 type NsObj = Obj<Namespace>;
 export const FINALIZER_KUBERNETES = 'kubernetes';
 
 export interface NamespaceControllerOptions {
-  /** Resources emptied out of a terminating namespace. @default every namespaced, deletable served resource */
+  /** Resources emptied out of a terminating namespace. @default every namespaced, deletable resource discovery reports */
   resources?: readonly ResourceDescriptor[];
   /** How soon to look again while content remains. @default 1000 */
   recheckMs?: number;
+}
+
+/** The resources a terminating namespace is emptied of (pure): namespaced, with list and delete. */
+export function deletableNamespaced(resources: readonly ResourceDescriptor[]): ResourceDescriptor[] {
+  return resources.filter((r) => r.namespaced && r.verbs.includes('list') && r.verbs.includes('delete'));
 }
 
 /** PUT /api/v1/namespaces/{name}/finalize (the one write ResourceClient has no method for). */
@@ -35,12 +42,16 @@ export class NamespaceController extends BaseController {
   static readonly NAME = 'namespace';
   readonly name = NamespaceController.NAME;
   readonly namespaces: SharedInformer<NsObj>;
-  private readonly resources: readonly ResourceDescriptor[];
+  private readonly fixed: readonly ResourceDescriptor[] | undefined;
+  private readonly discovery: DiscoveryClient;
   private readonly recheckMs: number;
 
   constructor(ctx: ControllerContext, o: NamespaceControllerOptions = {}) {
     super(ctx, 'namespace');
-    this.resources = o.resources ?? RESOURCES.filter((r) => r.namespaced && r.verbs.includes('list') && r.verbs.includes('delete'));
+    this.fixed = o.resources;
+    // Read afresh on every sync, as upstream's deleter does: a cached answer could miss a CRD
+    // established moments ago and finalize the namespace with its custom objects left behind.
+    this.discovery = discoveryOf(ctx, 0);
     this.recheckMs = o.recheckMs ?? 1000;
     this.namespaces = ctx.informers.informerFor<NsObj>(Namespaces);
     this.namespaces.addEventHandler({
@@ -60,9 +71,20 @@ export class NamespaceController extends BaseController {
     if (ns.status?.phase !== 'Terminating') ns = await nsClient.updateStatus({ ...clone(ns), status: { ...(ns.status ?? {}), phase: 'Terminating' } }, { signal });
     if (!(ns.spec?.finalizers ?? []).includes(FINALIZER_KUBERNETES)) return this.deleteNamespace(ns, signal);
 
-    const { remaining, failures } = await this.deleteAllContent(name, signal);
-    if (remaining.size > 0 || failures.length > 0) {
-      await this.setContentConditions(ns, remaining, failures, signal);
+    let resources: readonly ResourceDescriptor[];
+    let discoveryErr: unknown;
+    try {
+      resources = this.fixed ?? deletableNamespaced(await this.discovery.serverPreferredResources(signal));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      discoveryErr = err;
+      // Upstream deletes what the groups that answered report, and finalizes only once discovery is whole.
+      try { resources = deletableNamespaced(partialResources(err)); } catch { resources = []; }
+    }
+    const { remaining, failures } = await this.deleteAllContent(name, resources, signal);
+    if (discoveryErr !== undefined || remaining.size > 0 || failures.length > 0) {
+      await this.setContentConditions(ns, remaining, failures, discoveryErr, signal);
+      if (discoveryErr !== undefined) throw discoveryErr;
       if (failures.length) throw failures[0]!.err;
       return { requeueAfterMs: this.recheckMs };
     }
@@ -90,10 +112,10 @@ export class NamespaceController extends BaseController {
   }
 
   /** Deletes everything in the namespace; returns what still exists (by resource) and what failed. */
-  private async deleteAllContent(namespace: string, signal: AbortSignal): Promise<{ remaining: Map<string, number>; failures: { resource: string; err: unknown }[] }> {
+  private async deleteAllContent(namespace: string, resources: readonly ResourceDescriptor[], signal: AbortSignal): Promise<{ remaining: Map<string, number>; failures: { resource: string; err: unknown }[] }> {
     const remaining = new Map<string, number>();
     const failures: { resource: string; err: unknown }[] = [];
-    await Promise.all(this.resources.map(async (r) => {
+    await Promise.all(resources.map(async (r) => {
       const client = this.ctx.client.resource<KubeObject>(r, namespace);
       try {
         const { items } = await client.list({ signal });
@@ -115,11 +137,14 @@ export class NamespaceController extends BaseController {
   }
 
   /** The NamespaceContentRemaining / NamespaceDeletionContentFailure conditions `kubectl describe ns` shows. */
-  private async setContentConditions(ns: NsObj, remaining: Map<string, number>, failures: { resource: string; err: unknown }[], signal: AbortSignal): Promise<void> {
+  private async setContentConditions(ns: NsObj, remaining: Map<string, number>, failures: { resource: string; err: unknown }[], discoveryErr: unknown, signal: AbortSignal): Promise<void> {
     const now = rfc3339(this.ctx.clock.now());
     const cond = (type: string, ok: boolean, reason: string, message: string): NamespaceCondition =>
       ({ type, status: ok ? 'False' : 'True', reason, message, lastTransitionTime: now });
     const want: NamespaceCondition[] = [
+      discoveryErr !== undefined
+        ? cond('NamespaceDeletionDiscoveryFailure', false, 'DiscoveryFailed', `Discovery failed for some groups: ${(discoveryErr as Error).message ?? String(discoveryErr)}`)
+        : cond('NamespaceDeletionDiscoveryFailure', true, 'ResourcesDiscovered', 'All resources successfully discovered'),
       remaining.size
         ? cond('NamespaceContentRemaining', false, 'SomeResourcesRemain', `Some resources are remaining: ${[...remaining].sort().map(([r, n]) => `${r} has ${n} resource instances`).join(', ')}`)
         : cond('NamespaceContentRemaining', true, 'ContentRemoved', 'All content successfully removed'),
