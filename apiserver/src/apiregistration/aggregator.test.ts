@@ -74,6 +74,10 @@ describe('API aggregation', () => {
     }, `Available=${want}`);
     const missing = await available('False');
     assert.equal(missing.reason, 'MissingEndpoints');
+    // Upstream's proxy answers 503 "service unavailable" for an unavailable APIService, not 404.
+    const down = await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets' });
+    assert.equal(down.statusCode, 503, down.body);
+    assert.equal(down.body, 'service unavailable\n');
     await post('/api/v1/namespaces/default/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] });
     // Endpoints changes are seen at the next check; touching the APIService checks now.
     await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });

@@ -67,12 +67,22 @@ export interface AggregatorOptions {
 export class Aggregator {
   private readonly backends = new Map<string, Backend>();
   private readonly served = new Map<string, ResourceDescriptor[]>();
+  /** Service-backed APIServices whose last check failed (their group/version answers 503). */
+  private readonly unavailable = new Set<string>();
 
   constructor(private readonly o: AggregatorOptions) {}
 
   /** The backend of a group/version served by an available APIService. */
   backendFor(group: string, version: string): Backend | undefined {
     return this.backends.get(`${version}.${group}`);
+  }
+
+  /**
+   * Whether a group/version belongs to a service-backed APIService that is not available: upstream's
+   * proxy handler answers 503 "service unavailable" for it rather than 404.
+   */
+  isUnavailable(group: string, version: string): boolean {
+    return this.unavailable.has(`${version}.${group}`);
   }
 
   private wake: (() => void) | undefined;
@@ -110,6 +120,7 @@ export class Aggregator {
     for (const d of this.served.get(name) ?? []) this.o.registry.remove(d);
     this.served.delete(name);
     this.backends.delete(name);
+    this.unavailable.delete(name);
   }
 
   private async resolve(a: APIService): Promise<Backend | { reason: string; message: string }> {
@@ -149,6 +160,7 @@ export class Aggregator {
         }
       }
     }
+    if (cond.status === 'False') this.unavailable.add(name); else this.unavailable.delete(name);
     const prev = a.status?.conditions?.find((c) => c.type === 'Available');
     if (prev && prev.status === cond.status && prev.reason === cond.reason && prev.message === cond.message) return;
     cond.lastTransitionTime = prev && prev.status === cond.status && prev.lastTransitionTime ? prev.lastTransitionTime : formatTime(this.o.clock.now());
