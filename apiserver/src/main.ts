@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { createLogger, defaultFeatureGate, runComponents, setupSignalHandler } from '@mk8s/component-base';
+import { createLogger, defaultFeatureGate, runComponents, setFeatureGatesFlag, setupSignalHandler } from '@mk8s/component-base';
 import { createApiServer, parseDurationMs } from './apiserver.js';
 import { securityFromFlags } from './auth/flags.js';
 import type { KubeletClientConfig } from './endpoints/kubelet-proxy.js';
@@ -68,7 +68,8 @@ async function main(): Promise<void> {
     allowPositionals: false,
   });
   const env = (k: string) => process.env[`MK8S_${k.replace(/-/g, '_').toUpperCase()}`];
-  defaultFeatureGate.set(values['feature-gates'] ?? env('feature-gates') ?? '');
+  const featureGateErr = setFeatureGatesFlag(defaultFeatureGate, values['feature-gates'] ?? env('feature-gates') ?? '');
+  if (featureGateErr) { process.stderr.write(`Error: ${featureGateErr}\n`); process.exit(1); }
   const etcd = splitList([values['etcd-servers'] ?? env('etcd-servers') ?? 'http://127.0.0.1:2379']);
   const bind = splitList(values['bind-address'] ?? (env('bind-address') ? [env('bind-address')!] : ['127.0.0.1']));
   const port = Number(values['port'] ?? values['secure-port'] ?? env('port') ?? 6443);

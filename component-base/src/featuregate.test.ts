@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FeatureGate, parseFeatureGates } from './featuregate.js';
+import { FeatureGate, parseFeatureGates, setFeatureGatesFlag } from './featuregate.js';
 
 for (const tc of [
   { name: 'empty: the defaults', value: '', want: false },
@@ -31,4 +31,15 @@ test('a locked feature cannot move off its default; an unknown name read is a pr
   g.set('Locked=true');
   assert.throws(() => new FeatureGate({}).enabled('MaxUnavailableStatefulSet'), /not registered/);
   assert.deepEqual([...parseFeatureGates('A=true,B=f')], [['A', true], ['B', false]]);
+});
+
+test('setFeatureGatesFlag: one line naming the flag on a bad value, nothing applied; undefined when it took', () => {
+  const g = new FeatureGate();
+  const msg = setFeatureGatesFlag(g, 'MaxUnavailableStatefulSet=maybe');
+  assert.match(msg ?? '', /^invalid argument "MaxUnavailableStatefulSet=maybe" for "--feature-gates" flag: invalid value of MaxUnavailableStatefulSet=maybe/);
+  assert.doesNotMatch(msg ?? '', /\n/);
+  assert.equal(g.enabled('MaxUnavailableStatefulSet'), false);
+  assert.equal(setFeatureGatesFlag(g, 'Nope=true'), 'invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope');
+  assert.equal(setFeatureGatesFlag(g, 'MaxUnavailableStatefulSet=true'), undefined);
+  assert.equal(g.enabled('MaxUnavailableStatefulSet'), true);
 });

@@ -63,3 +63,17 @@ export class FeatureGate {
 
 /** The process-wide gate (upstream utilfeature.DefaultFeatureGate); main sets it from --feature-gates. */
 export const defaultFeatureGate = new FeatureGate();
+
+/**
+ * Applies a `--feature-gates` flag value to gate at start: undefined when it took, else the one-line
+ * error upstream's binaries print (pflag: `invalid argument "<v>" for "--feature-gates" flag: <why>`)
+ * before exiting, instead of an uncaught exception's stack.
+ */
+export function setFeatureGatesFlag(gate: FeatureGate, value: string): string | undefined {
+  try {
+    gate.set(value);
+    return undefined;
+  } catch (err) {
+    return `invalid argument "${value}" for "--feature-gates" flag: ${(err as Error).message}`;
+  }
+}

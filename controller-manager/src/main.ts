@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The controller-manager binary: flags → createControllerManager → run until SIGINT/SIGTERM. */
 import { readFileSync } from 'node:fs';
-import { createLogger, defaultFeatureGate, parseFlags, setupSignalHandler } from '@mk8s/component-base';
+import { createLogger, defaultFeatureGate, parseFlags, setFeatureGatesFlag, setupSignalHandler } from '@mk8s/component-base';
 import { createControllerManager } from './manager.js';
 import { parseDuration } from './util/meta.js';
 
@@ -31,7 +31,8 @@ const flags = parseFlags(process.argv.slice(2), {
   'cluster-signing-duration': { type: 'string', default: '8760h0m0s' },
   'feature-gates': { type: 'string', default: '' },
 });
-defaultFeatureGate.set(flags['feature-gates'] ?? '');
+const featureGateErr = setFeatureGatesFlag(defaultFeatureGate, flags['feature-gates'] ?? '');
+if (featureGateErr) { process.stderr.write(`Error: ${featureGateErr}\n`); process.exit(1); }
 
 const logger = createLogger({ component: 'controller-manager', level: flags['log-level'] ?? 'info' });
 const ms = (flag: string, v: string | undefined): number => {

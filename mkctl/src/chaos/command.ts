@@ -17,6 +17,7 @@ import { isAlive, readPid } from '../cluster/processes.js';
 import { readSpecs, readSupervisorStatus, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
 import { etcdLeader } from '../etcd/etcd-admin.js';
 import { CHAOS_ACTIONS, ROLES, describeChanges, faultSignals, isConverged, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
+import { nonNegativeNumber } from '../flags.js';
 
 const LEASES = { 'controller-manager': 'kube-controller-manager', scheduler: 'kube-scheduler' } as const;
 
@@ -147,7 +148,7 @@ export function registerChaosCommands(program: Command, _getCtx?: unknown): void
       .option('--watch', 'print what the cluster does until it has converged again')
       .option('--timeout <seconds>', 'how long --watch waits for convergence', '180')
       .action(async (target: string, f: { seconds: string; watch?: boolean; timeout: string }) => {
-        const ok = await runChaos({ action, target, seconds: Number(f.seconds), watch: !!f.watch, timeoutMs: Number(f.timeout) * 1000, out: (l) => console.log(l) });
+        const ok = await runChaos({ action, target, seconds: nonNegativeNumber('--seconds', f.seconds), watch: !!f.watch, timeoutMs: nonNegativeNumber('--timeout', f.timeout) * 1000, out: (l) => console.log(l) });
         if (!ok) process.exitCode = 1;
       });
   }

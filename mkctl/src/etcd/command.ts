@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { nonNegativeNumber } from '../flags.js';
 import { etcdCompact, etcdDefrag, etcdStatus, snapshotRestore, snapshotSave } from './etcd-admin.js';
 
 const out = (l: string) => console.log(l);
@@ -13,7 +14,7 @@ export function registerEtcdCommands(program: Command): void {
     .option('--min-revision <n>', 'the revision to continue past (default: the running cluster\'s current one)')
     .option('--timeout <seconds>', 'how long to wait for each step', '120')
     .action(async (file: string, o: { minRevision?: string; timeout: string }) => {
-      await snapshotRestore({ file, out, timeoutMs: Number(o.timeout) * 1000, ...(o.minRevision ? { minRevision: Number(o.minRevision) } : {}) });
+      await snapshotRestore({ file, out, timeoutMs: nonNegativeNumber('--timeout', o.timeout) * 1000, ...(o.minRevision !== undefined ? { minRevision: nonNegativeNumber('--min-revision', o.minRevision, { integer: true }) } : {}) });
     });
   etcd.command('status').description('each member: version, DB size, leader, raft term and index, revision')
     .action(() => { if (!etcdStatus(out)) process.exitCode = 1; });
@@ -21,5 +22,5 @@ export function registerEtcdCommands(program: Command): void {
     .action(() => { etcdDefrag(out); });
   etcd.command('compact [revision]').description('compact the keyspace at REVISION (default: the current revision)')
     .option('--physical', 'wait until the compaction is physically applied')
-    .action((revision: string | undefined, o: { physical?: boolean }) => { etcdCompact(out, { ...(revision ? { revision: Number(revision) } : {}), ...(o.physical ? { physical: true } : {}) }); });
+    .action((revision: string | undefined, o: { physical?: boolean }) => { etcdCompact(out, { ...(revision !== undefined ? { revision: nonNegativeNumber('revision', revision, { integer: true }) } : {}), ...(o.physical ? { physical: true } : {}) }); });
 }

@@ -19,7 +19,7 @@ import { pkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from '../cluster/paths.js';
 import { ETCD_MEMBERS, APISERVER_PORT, etcdInitialCluster, type EtcdMember } from '../cluster/network-plan.js';
 import { readSupervisorStatus, setHold, supervisorPaths } from '../cluster/supervisor.js';
-import { formatSize, parseEtcdJson, planRestore, revisionBump, statusRows, type EndpointStatus, type MemberInfo } from './plan.js';
+import { formatSize, parseEtcdJson, planRestore, revisionBump, spawnFailure, statusRows, type EndpointStatus, type MemberInfo } from './plan.js';
 
 type Out = (line: string) => void;
 
@@ -38,7 +38,7 @@ function etcdctl(p: StatePaths, endpoints: string[], args: string[], opts: { all
   const r = spawnSync('etcdctl', ['--endpoints', endpoints.join(','), '--cacert', t.ca, '--cert', t.cert, '--key', t.key, '--command-timeout', '30s', ...args],
     { encoding: 'utf8', env: { ...process.env, ETCDCTL_API: '3' }, timeout: opts.timeoutMs ?? 120_000 });
   const ok = r.status === 0;
-  if (!ok && !opts.allowFail) throw new Error(`etcdctl ${args.join(' ')}: ${(r.stderr || r.stdout || String(r.error ?? '')).trim()}`);
+  if (!ok && !opts.allowFail) throw new Error(`etcdctl ${args.join(' ')}: ${spawnFailure(r)}`);
   return { ok, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
@@ -104,7 +104,7 @@ export function snapshotSave(file: string, out: Out, p: StatePaths = statePaths(
 
 function snapshotInfo(file: string): { revision: number; totalKey: number; totalSize: number; hash: number } {
   const r = spawnSync('etcdctl', ['snapshot', 'status', file, '-w', 'json'], { encoding: 'utf8', env: { ...process.env, ETCDCTL_API: '3' } });
-  if (r.status !== 0) throw new Error(`${file} is not an etcd snapshot: ${(r.stderr || r.stdout).trim()}`);
+  if (r.status !== 0) throw new Error(r.error ? `etcdctl snapshot status ${file}: ${spawnFailure(r)}` : `${file} is not an etcd snapshot: ${spawnFailure(r)}`);
   return JSON.parse(r.stdout) as { revision: number; totalKey: number; totalSize: number; hash: number };
 }
 
@@ -192,7 +192,7 @@ export async function snapshotRestore(o: RestoreOptions, p: StatePaths = statePa
       const r = spawnSync('etcdctl', ['snapshot', 'restore', file, '--name', step.member, '--data-dir', step.newDir,
         '--initial-cluster', etcdInitialCluster(), '--initial-cluster-token', step.token, '--initial-advertise-peer-urls', step.peerUrl],
         { encoding: 'utf8', env: { ...process.env, ETCDCTL_API: '3' } });
-      if (r.status !== 0) throw new Error(`etcdctl snapshot restore for ${step.member}: ${(r.stderr || r.stdout).trim()}`);
+      if (r.status !== 0) throw new Error(`etcdctl snapshot restore for ${step.member}: ${spawnFailure(r)}`);
     }
     for (const step of plan) {
       if (existsSync(step.dataDir)) renameSync(step.dataDir, step.asideDir);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ETCD_MEMBERS } from '../cluster/network-plan.js';
-import { parseEtcdJson, planRestore, revisionBump, statusRows, type EndpointStatus } from './plan.js';
+import { parseEtcdJson, planRestore, revisionBump, spawnFailure, statusRows, type EndpointStatus } from './plan.js';
 
 test('parseEtcdJson keeps uint64 ids exact and small numbers numeric', () => {
   const v = parseEtcdJson<{ header: { member_id: string; revision: number }; members: { ID: string }[] }>(
@@ -41,3 +41,10 @@ test('statusRows marks the leader and unreachable members', () => {
   assert.match(rows[2]!, /^etcd-2\s+\S+\s+3\.4\.23\s+2\.0 MB\s+1\.0 MB\s+true\s/);
   assert.match(rows[3]!, /^etcd-3\s+https:\/\/127\.0\.0\.1:32379\s+UNREACHABLE(\s+-){6}$/);
 });
+
+for (const tc of [
+  { name: 'etcdctl\'s own message', r: { status: 1, stdout: '', stderr: 'Error: file size too small\n' }, want: 'Error: file size too small' },
+  { name: 'etcdctl not installed', r: { status: null, stdout: null, stderr: null, error: Object.assign(new Error('spawnSync etcdctl ENOENT'), { code: 'ENOENT' }) }, want: 'etcdctl is not installed (apt-get install etcd-client)' },
+  { name: 'a timeout', r: { status: null, signal: 'SIGTERM', stdout: '', stderr: '', error: Object.assign(new Error('spawnSync etcdctl ETIMEDOUT'), { code: 'ETIMEDOUT' }) }, want: 'timed out' },
+  { name: 'silent failure', r: { status: 2, stdout: '', stderr: '' }, want: 'exit status 2' },
+]) test(`spawnFailure: ${tc.name}`, () => assert.equal(spawnFailure(tc.r), tc.want));

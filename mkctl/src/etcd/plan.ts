@@ -36,6 +36,20 @@ export function revisionBump(snapshotRevision: number, currentRevision: number):
   return Math.max(snapshotRevision, currentRevision) + 1;
 }
 
+/**
+ * Why a spawnSync of etcdctl failed, in one line: its own message, else why it did not run
+ * (etcdctl not installed, a timeout), else its exit status. Pure.
+ */
+export function spawnFailure(r: { status: number | null; signal?: NodeJS.Signals | string | null; stdout?: string | null; stderr?: string | null; error?: Error | undefined }): string {
+  const said = (r.stderr || r.stdout || '').trim();
+  if (said) return said;
+  const code = (r.error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'etcdctl is not installed (apt-get install etcd-client)';
+  if (code === 'ETIMEDOUT') return 'timed out';
+  if (r.error) return r.error.message;
+  return r.signal ? `killed by ${r.signal}` : `exit status ${r.status}`;
+}
+
 export function formatSize(bytes: number | undefined): string {
   if (bytes === undefined) return '?';
   if (bytes < 1024) return `${bytes} B`;
