@@ -34,6 +34,9 @@ describe('requestMetricLabels', () => {
     { name: 'healthz is its path with no component', method: 'GET', url: '/healthz', want: { verb: 'GET', resource: '', subresource: '/healthz', scope: '', component: '' } },
     { name: 'group discovery is its path', method: 'GET', url: '/apis/apps', want: { subresource: '/apis/apps', scope: '' } },
     { name: 'an unknown path gets no series', method: 'GET', url: '/favicon.ico', want: undefined },
+    { name: 'an unserved resource gets no series', method: 'GET', url: '/api/v1/namespaces/default/nosuchthing123', want: undefined },
+    { name: 'an unserved group gets no series', method: 'GET', url: '/apis/x.example/v9/widgets', want: undefined },
+    { name: 'an unknown subresource gets no series', method: 'GET', url: '/api/v1/namespaces/default/pods/web/zzz', want: undefined },
   ];
   for (const tc of cases) {
     test(tc.name, () => {

@@ -55,7 +55,7 @@ export function cleanDryRun(values: readonly string[]): string {
  * the legacy /watch/ path), APPLY for a PATCH of type apply-patch+yaml, CONNECT for the
  * log/exec/portforward/attach/proxy subresources, `other` for unknown methods. Non-resource
  * requests carry their path as subresource and no component; undefined for a path that gets no
- * series (unbounded cardinality).
+ * series (unbounded cardinality: unknown non-resource paths, unserved resources, unknown subresources).
  */
 export function requestMetricLabels(info: RequestInfo, o: { contentType?: string | undefined; dryRun?: readonly string[] } = {}): RequestMetricLabels | undefined {
   const scope = cleanScope(info);
@@ -65,6 +65,10 @@ export function requestMetricLabels(info: RequestInfo, o: { contentType?: string
     if (!NON_RESOURCE_PATHS.has(info.path) && !DISCOVERY_PATH.test(info.path)) return undefined;
     return { verb: VALID_VERBS.has(verb) ? verb : 'other', dry_run: '', group: '', version: '', resource: '', subresource: info.path, scope, component: '' };
   }
+  // Only served resources and their known subresources get a series (upstream instruments its
+  // registered routes only; a 404 for /api/v1/<anything> must not mint a series per path).
+  if (!info.descriptor) return undefined;
+  if (info.subresource !== '' && !info.descriptor.subresources.includes(info.subresource) && !CONNECT_SUBRESOURCES.has(info.subresource)) return undefined;
   if (info.verb === 'watch') verb = 'WATCH';
   if (verb === 'PATCH' && o.contentType?.split(';')[0]?.trim().toLowerCase() === APPLY_PATCH_TYPE) verb = 'APPLY';
   if (info.subresource !== '' && CONNECT_SUBRESOURCES.has(info.subresource)) verb = 'CONNECT';

@@ -3,6 +3,7 @@
  * per-item exponential failure backoff, an overall token bucket, and the max of several.
  */
 import type { Clock } from '@mk8s/component-base';
+import { TokenBucket } from './token-bucket.js';
 
 /** Decides how long a key waits before its next retry. Safe to call from any handler (single-threaded JS). */
 export interface RateLimiter<K = string> {
@@ -37,21 +38,16 @@ export class ItemExponentialFailureRateLimiter<K = string> implements RateLimite
 
 /**
  * Overall token bucket (golang.org/x/time/rate Reserve semantics): every call takes a token and
- * returns how long to wait for it, so bursts above `burst` are spread at `qps`.
+ * returns how long to wait for it, so bursts above `burst` are spread at `qps`. The same bucket as
+ * the REST client's throttle (TokenBucket.reserve).
  */
 export class BucketRateLimiter<K = string> implements RateLimiter<K> {
-  private tokens: number;
-  private last: number;
-  constructor(private readonly o: { qps: number; burst: number; clock: Clock }) {
-    this.tokens = o.burst;
-    this.last = o.clock.now();
+  private readonly bucket: TokenBucket;
+  constructor(o: { qps: number; burst: number; clock: Clock }) {
+    this.bucket = new TokenBucket(o);
   }
   when(_key: K): number {
-    const now = this.o.clock.now();
-    this.tokens = Math.min(this.o.burst, this.tokens + ((now - this.last) / 1000) * this.o.qps);
-    this.last = now;
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.o.qps) * 1000);
+    return this.bucket.reserve();
   }
   forget(_key: K): void {}
   numRequeues(_key: K): number { return 0; }

@@ -198,4 +198,13 @@ describe('TokenBucket', () => {
     await p;
     assert.equal(done, true);
   });
+  test('reserve: the shared bucket of BucketRateLimiter; refills at qps, capped at burst; qps <= 0 never waits', () => {
+    const clock = new FakeClock();
+    const b = new TokenBucket({ qps: 10, burst: 2, clock });
+    assert.deepEqual([b.reserve(), b.reserve(), b.reserve(), b.reserve()], [0, 0, 100, 200]);
+    clock.step(10_000);
+    assert.deepEqual([b.reserve(), b.reserve(), b.reserve()], [0, 0, 100]);
+    const off = new TokenBucket({ qps: 0, burst: 1, clock });
+    assert.deepEqual([off.reserve(), off.reserve()], [0, 0]);
+  });
 });
