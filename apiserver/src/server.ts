@@ -485,6 +485,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     if (!info.resourceRequest) throw notFoundError();
     const backend = aggregator.backendFor(info.group, info.version);
     if (backend) return proxyToBackend(backend, req, reply, req.user);
+    if (aggregator.isUnavailable(info.group, info.version)) {
+      // Upstream's proxy handler: http.Error(w, "service unavailable", 503).
+      return reply.code(503).header('content-type', 'text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send('service unavailable\n');
+    }
     const rc: RequestContext = { user: req.user, dryRun: false, warnings: [] };
     req.warnings = rc.warnings;
     return handleResourceRequest(deps, info, rc, req, reply);

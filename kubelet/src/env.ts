@@ -16,7 +16,7 @@ export interface ConfigSource {
    * refuses. Absent: the volume gets an empty token file.
    */
   serviceAccountToken?(pod: Pod, req: { audience?: string; expirationSeconds: number }): Promise<string>;
-  /** persistentVolumeClaim volumes (volumes.ts): the claim and its PV, live reads; undefined when absent. */
+  /** persistentVolumeClaim volumes (volumes.ts): the claim and its PV (a settled binding may be a read up to the cache TTL old); undefined when absent. */
   persistentVolumeClaim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   persistentVolume?(name: string): Promise<PersistentVolume | undefined>;
 }

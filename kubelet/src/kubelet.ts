@@ -109,16 +109,22 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
   const secrets = new ObjectCache<SecretObj>({ clock, ttlMs, fetch: async (ns, name) => {
     try { return await client.resource<SecretObj>(Secrets, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
   } });
+  // Claims and PVs of persistentVolumeClaim volumes: every sync of a running pod re-resolves its
+  // volumes, so a settled binding (claim Bound to a PV that names it back) is read once per TTL;
+  // one still binding, or being deleted, is read live (upstream's populator reads a pod's claims
+  // once, when it adds the pod).
+  const claims = new ObjectCache<PvcObj>({ clock, ttlMs, keep: (c) => c.status?.phase === 'Bound' && !!c.spec?.volumeName && !c.metadata?.deletionTimestamp, fetch: async (ns, name) => {
+    try { return await client.resource<PvcObj>(PersistentVolumeClaims, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
+  const volumes = new ObjectCache<PvObj>({ clock, ttlMs, keep: (v) => v.status?.phase === 'Bound' && !!v.spec?.claimRef?.uid && !v.metadata?.deletionTimestamp, fetch: async (_ns, name) => {
+    try { return await client.resource<PvObj>(PersistentVolumes).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
+  } });
   const configs: ConfigSource = {
     configMap: (ns, name) => configMaps.get(ns, name),
     secret: (ns, name) => secrets.get(ns, name),
     serviceAccountToken: (pod, req) => tokens.get(pod, req),
-    async persistentVolumeClaim(ns, name) {
-      try { return await client.resource<PvcObj>(PersistentVolumeClaims, ns).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
-    async persistentVolume(name) {
-      try { return await client.resource<PvObj>(PersistentVolumes).get(name); } catch (err) { if (isNotFound(err)) return undefined; throw err; }
-    },
+    persistentVolumeClaim: (ns, name) => claims.get(ns, name),
+    persistentVolume: (name) => volumes.get('', name),
   };
   const prober = cfg.prober ?? new RuntimeProber(runtime);
   let workers: PodWorkers;
@@ -240,7 +246,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // The PLEG's last relist already knows every owner; listing again would double Docker's load.
     const owners = pleg.podUids();
     for (const uid of owners) if (!pods.has(uid) && !workers.isRunning(uid)) workers.enqueue(uid);
-    configMaps.prune(); secrets.prune();
+    configMaps.prune(); secrets.prune(); claims.prune(); volumes.prune();
   };
 
   podInformer.addEventHandler({

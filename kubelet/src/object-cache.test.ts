@@ -62,3 +62,16 @@ test('prune drops entries older than the TTL', async () => {
   f.cache.prune();
   assert.equal(f.cache.size, 0);
 });
+
+test('keep: an object it refuses is not cached (read again next time), one it accepts is', async () => {
+  const clock = new FakeClock();
+  const store = new Map<string, string>([['ns/c', 'Pending']]);
+  let fetches = 0;
+  const cache = new ObjectCache<string>({ clock, ttlMs: 5_000, keep: (v) => v === 'Bound', fetch: async (ns, name) => { fetches++; return store.get(`${ns}/${name}`); } });
+  assert.equal(await cache.get('ns', 'c'), 'Pending');
+  assert.equal(cache.size, 0);
+  store.set('ns/c', 'Bound');
+  assert.equal(await cache.get('ns', 'c'), 'Bound', 'seen at once, not after the TTL');
+  assert.equal(await cache.get('ns', 'c'), 'Bound');
+  assert.equal(fetches, 2, 'the Bound one comes from the cache');
+});

@@ -14,7 +14,12 @@ interface Entry<T> { value?: T; fetchedAtMs: number; inflight?: Promise<T | unde
 
 export class ObjectCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
-  constructor(private readonly o: { fetch: (namespace: string, name: string) => Promise<T | undefined>; clock: Clock; ttlMs: number }) {}
+  /**
+   * @param o.keep which fetched objects may be answered from the cache (default all): one that is
+   * not is asked again at the next read, like a missing one (a claim not Bound yet must be seen
+   * Bound as soon as it is).
+   */
+  constructor(private readonly o: { fetch: (namespace: string, name: string) => Promise<T | undefined>; clock: Clock; ttlMs: number; keep?: (v: T) => boolean }) {}
 
   /** The object (undefined when it does not exist), from the cache when fetched less than ttlMs ago. */
   get(namespace: string, name: string): Promise<T | undefined> {
@@ -27,7 +32,7 @@ export class ObjectCache<T> {
     this.entries.set(key, entry);
     const inflight = this.o.fetch(namespace, name).then(
       (v) => {
-        if (v === undefined) this.entries.delete(key);
+        if (v === undefined || (this.o.keep && !this.o.keep(v))) this.entries.delete(key);
         else { entry.value = v; entry.fetchedAtMs = now; delete entry.inflight; }
         return v;
       },

@@ -8,6 +8,7 @@ import { silentLogger } from '@mk8s/component-base';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
 import { MemoryStorage } from '../testing/memory-storage.js';
 import { buildApiServer } from '../server.js';
+import { discoveryFailure, reachable } from './aggregator.js';
 
 type Json = Record<string, any>;
 let dir = '';
@@ -74,6 +75,10 @@ describe('API aggregation', () => {
     }, `Available=${want}`);
     const missing = await available('False');
     assert.equal(missing.reason, 'MissingEndpoints');
+    // Upstream's proxy answers 503 "service unavailable" for an unavailable APIService, not 404.
+    const down = await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets' });
+    assert.equal(down.statusCode, 503, down.body);
+    assert.equal(down.body, 'service unavailable\n');
     await post('/api/v1/namespaces/default/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] });
     // Endpoints changes are seen at the next check; touching the APIService checks now.
     await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });
@@ -102,5 +107,17 @@ describe('API aggregation', () => {
     const r = await app.inject({ method: 'POST', url: '/apis/apiregistration.k8s.io/v1/apiservices', payload: { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'wrong' }, spec: { group: 'g.io', version: 'v1', groupPriorityMinimum: 0, versionPriority: 1 } } });
     assert.equal(r.statusCode, 422);
     assert.deepEqual(r.json().details.causes.map((c: Json) => c.field), ['metadata.name', 'spec.groupPriorityMinimum']);
+  });
+
+  test('why a Service-backed APIService is not reachable, in upstream availability controller words', () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'm', namespace: 'kube-system' }, spec: { ports: [{ name: 'https', port: 443, targetPort: 4443 }] } };
+    assert.deepEqual(reachable(svc, undefined, 'm', 'kube-system', 8443), { reason: 'ServicePortError', message: 'service/m in "kube-system" is not listening on port 8443' });
+    assert.deepEqual(reachable(svc, undefined, 'm', 'kube-system', 443), { reason: 'MissingEndpoints', message: 'endpoints for service/m in "kube-system" have no addresses with port name "https"' });
+    const eps = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'm', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '10.0.0.5' }], ports: [{ name: 'https', port: 4443 }] }] };
+    assert.equal(reachable(svc, eps, 'm', 'kube-system', 443), '10.0.0.5:4443');
+    const url = 'https://10.0.0.5:4443/apis/metrics.k8s.io/v1beta1';
+    assert.equal(discoveryFailure(url, new Error('connect ECONNREFUSED 10.0.0.5:4443')), `failing or missing response from ${url}: Get "${url}": connect ECONNREFUSED 10.0.0.5:4443`);
+    const bad = `failing or missing response from ${url}: bad status from ${url}: 503`;
+    assert.equal(discoveryFailure(url, new Error(bad)), bad);
   });
 });

@@ -38,6 +38,23 @@ export function endpointFor(service: KubeObject, endpoints: KubeObject | undefin
   return undefined;
 }
 
+/**
+ * Where a Service-backed APIService is reached, or why not (upstream's availability controller:
+ * ServicePortError when the Service has no such port, MissingEndpoints when no address serves it).
+ */
+export function reachable(service: KubeObject, endpoints: KubeObject | undefined, name: string, namespace: string, port: number): string | { reason: string; message: string } {
+  const ports = ((service['spec'] as { ports?: { name?: string; port: number }[] } | undefined)?.ports) ?? [];
+  const sp = ports.find((p) => p.port === port);
+  if (!sp) return { reason: 'ServicePortError', message: `service/${name} in "${namespace}" is not listening on port ${port}` };
+  return endpointFor(service, endpoints, port) ?? { reason: 'MissingEndpoints', message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${sp.name ?? ''}"` };
+}
+
+/** The FailedDiscoveryCheck message of a discovery request that got no answer (upstream's wording around Go's url.Error). */
+export function discoveryFailure(url: string, err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.startsWith('failing or missing response from ') ? msg : `failing or missing response from ${url}: Get "${url}": ${msg}`;
+}
+
 function get(b: Backend, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000, headers: { accept: 'application/json' } }, (res) => {
@@ -47,7 +64,7 @@ function get(b: Backend, path: string): Promise<{ status: number; body: string }
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
     req.on('error', reject);
     req.end();
   });
@@ -67,12 +84,22 @@ export interface AggregatorOptions {
 export class Aggregator {
   private readonly backends = new Map<string, Backend>();
   private readonly served = new Map<string, ResourceDescriptor[]>();
+  /** Service-backed APIServices whose last check failed (their group/version answers 503). */
+  private readonly unavailable = new Set<string>();
 
   constructor(private readonly o: AggregatorOptions) {}
 
   /** The backend of a group/version served by an available APIService. */
   backendFor(group: string, version: string): Backend | undefined {
     return this.backends.get(`${version}.${group}`);
+  }
+
+  /**
+   * Whether a group/version belongs to a service-backed APIService that is not available: upstream's
+   * proxy handler answers 503 "service unavailable" for it rather than 404.
+   */
+  isUnavailable(group: string, version: string): boolean {
+    return this.unavailable.has(`${version}.${group}`);
   }
 
   private wake: (() => void) | undefined;
@@ -110,6 +137,7 @@ export class Aggregator {
     for (const d of this.served.get(name) ?? []) this.o.registry.remove(d);
     this.served.delete(name);
     this.backends.delete(name);
+    this.unavailable.delete(name);
   }
 
   private async resolve(a: APIService): Promise<Backend | { reason: string; message: string }> {
@@ -121,8 +149,8 @@ export class Aggregator {
     }
     let eps: KubeObject | undefined;
     try { eps = await this.o.registry.get(EndpointsResource)!.get(s.namespace, s.name); } catch { eps = undefined; }
-    const host = endpointFor(svc, eps, port);
-    if (!host) return { reason: 'MissingEndpoints', message: `endpoints for service/${s.name} in "${s.namespace}" have no addresses with port name "" or port ${port}` };
+    const host = reachable(svc, eps, s.name, s.namespace, port);
+    if (typeof host !== 'string') return host;
     return { host, servername: `${s.name}.${s.namespace}.svc`, ca: a.spec.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined, insecure: !!a.spec.insecureSkipTLSVerify, clientCert: this.o.clientCert };
   }
 
@@ -145,10 +173,11 @@ export class Aggregator {
           cond = { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
         } catch (err) {
           this.unserve(name);
-          cond = { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: err instanceof Error ? err.message : String(err) };
+          cond = { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: discoveryFailure(`https://${b.host}${path}`, err) };
         }
       }
     }
+    if (cond.status === 'False') this.unavailable.add(name); else this.unavailable.delete(name);
     const prev = a.status?.conditions?.find((c) => c.type === 'Available');
     if (prev && prev.status === cond.status && prev.reason === cond.reason && prev.message === cond.message) return;
     cond.lastTransitionTime = prev && prev.status === cond.status && prev.lastTransitionTime ? prev.lastTransitionTime : formatTime(this.o.clock.now());
