@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { applySchemaDefaults, compileSchema, prune, structuralErrors, type JSONSchemaProps } from './schema.js';
+import { applySchemaDefaults, cachedSchemaCount, compileSchema, prune, structuralErrors, type JSONSchemaProps } from './schema.js';
 import { evalJsonPath, parseJsonPath } from './jsonpath.js';
 import { sortVersions } from './custom-resource.js';
 import { crdStatusFor, nameConflicts } from './controller.js';
@@ -126,5 +126,18 @@ describe('x-kubernetes-validations (CEL)', () => {
   });
   test('rules that do not compile are CRD validation errors', () => {
     assert.deepEqual(ruleCompileErrors({ type: 'object', 'x-kubernetes-validations': [{ rule: 'self.(' }] }, 'r').map((e) => e.field), ['r.x-kubernetes-validations[0].rule']);
+  });
+});
+
+describe('compileSchema: memory', () => {
+  test('rebuilding a CRD version does not leave its schema in the shared ajv, and the validator still works', () => {
+    const s = (): JSONSchemaProps => spec({ n: { type: 'integer', minimum: 2 } });
+    compileSchema(s());
+    const before = cachedSchemaCount();
+    let v = compileSchema(s());
+    for (let i = 0; i < 20; i++) v = compileSchema(s());
+    assert.equal(cachedSchemaCount(), before);
+    assert.equal(v({ spec: { n: 3 } }).length, 0);
+    assert.equal(v({ spec: { n: 1 } }).length, 1);
   });
 });

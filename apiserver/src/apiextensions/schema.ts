@@ -165,6 +165,11 @@ function ajv(): Ajv {
   return a;
 }
 
+/** How many schemas the shared ajv holds (tests: compiling must not grow it). */
+export function cachedSchemaCount(): number {
+  return (ajv() as unknown as { _cache: Map<unknown, unknown> })._cache.size;
+}
+
 /** A compiled validator: the FieldErrors of an object (empty when it is valid). */
 export type SchemaValidator = (obj: unknown) => FieldError[];
 
@@ -240,6 +245,9 @@ export function compileSchema(schema: JSONSchemaProps | undefined): SchemaValida
     delete props['metadata']; delete props['apiVersion']; delete props['kind'];
   }
   const fn: ValidateFunction = ajv().compile(root);
+  // The shared ajv keeps every compiled schema in a Map keyed by the schema object; each CRD
+  // (re)build compiles a fresh one, so drop it: the compiled function does not need the cache.
+  ajv().removeSchema(root);
   return (obj) => {
     if (fn(obj)) return [];
     const out: FieldError[] = [];
