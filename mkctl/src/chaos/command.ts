@@ -6,14 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { Deployments, Leases, Nodes } from '@mk8s/api';
 import { createClientset, loadKubeConfig, restConfigFromKubeConfig, type Clientset } from '@mk8s/client';
 import { pkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from '../cluster/paths.js';
 import { APISERVER_PORT } from '../cluster/network-plan.js';
-import { isAlive, readPid } from '../cluster/processes.js';
+import { isAlive, pidMatches, readPid } from '../cluster/processes.js';
 import { readSpecs, readSupervisorStatus, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
 import { etcdLeader } from '../etcd/etcd-admin.js';
 import { CHAOS_ACTIONS, ROLES, describeChanges, faultSignals, isConverged, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
@@ -41,14 +40,6 @@ function readyz(p: StatePaths): Promise<boolean> {
     req.on('error', () => res(false));
     req.end();
   });
-}
-
-/** True when pid's command line is the spec's (the command and its first arguments). */
-function pidMatches(pid: number, spec: SupervisedSpec): boolean {
-  try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.some((a) => basename(a) === basename(spec.command)) && spec.args.slice(0, 2).every((a) => argv.includes(a));
-  } catch { return false; }
 }
 
 async function observe(p: StatePaths, c: Clientset, withEtcd: boolean): Promise<Observation> {

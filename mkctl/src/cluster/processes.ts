@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** A long-running process of the local cluster, tracked by a pid file under .mk8s/run. */
 export interface ProcessSpec {
@@ -16,6 +16,18 @@ export interface ProcessSpec {
    * The pid file then names the supervising shell; stopping the process group ends both.
    */
   restart?: boolean;
+}
+
+/**
+ * True when pid's command line is spec's (its command and first two arguments): a pid file left
+ * from an earlier run may name a reused pid of an unrelated process, which must never be adopted
+ * or signalled.
+ */
+export function pidMatches(pid: number, spec: { command: string; args: readonly string[] }): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.some((a) => basename(a) === basename(spec.command)) && spec.args.slice(0, 2).every((a) => argv.includes(a));
+  } catch { return false; }
 }
 
 export function pidFile(runDir: string, name: string): string { return join(runDir, `${name}.pid`); }

@@ -22,7 +22,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StatePaths } from './paths.js';
-import { isAlive, pidFile, readPid, type ProcessSpec } from './processes.js';
+import { isAlive, pidFile, pidMatches, readPid, type ProcessSpec } from './processes.js';
 import { DEFAULT_RESTART_POLICY, restartDelayMs, type RestartPolicy } from './restart-backoff.js';
 
 /** A process as `cluster up` asks the supervisor to run it. */
@@ -153,7 +153,7 @@ export class Supervisor {
     for (const spec of readSpecs(this.o.paths)) {
       const old = prev?.processes[spec.name];
       const pid = readPid(this.o.paths.run, spec.name);
-      if (old && isAlive(pid) && old.pid === pid) this.entries.set(spec.name, { spec, status: { ...old, state: 'running', adopted: true } });
+      if (old && isAlive(pid) && old.pid === pid && pidMatches(pid!, spec)) this.entries.set(spec.name, { spec, status: { ...old, state: 'running', adopted: true } });
       else if (old) {
         // It died while no supervisor watched: start it at once (its exit went unseen).
         const { pid: _pid, adopted: _a, ...rest } = old;
@@ -189,7 +189,9 @@ export class Supervisor {
       // An adopted process is not our child: notice its exit by polling.
       if (e?.status.adopted && e.status.pid && !isAlive(e.status.pid)) this.exited(e, { code: null, signal: null });
       const pid = readPid(this.o.paths.run, spec.name);
-      const action = decide(spec, e?.status, isAlive(pid), now);
+      // Only a pid that runs this spec's command is adopted: a stale pid file may name a reused pid.
+      const alive = isAlive(pid) && (e !== undefined || pidMatches(pid!, spec));
+      const action = decide(spec, e?.status, alive, now);
       switch (action) {
         case 'none': break;
         case 'adopt':
