@@ -11,12 +11,11 @@
  */
 import { chmod, chown, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PersistentVolume, Pod } from '@mk8s/api';
+import { PVC_PROTECTION_FINALIZER, type PersistentVolume, type Pod } from '@mk8s/api';
 import type { ConfigSource } from './env.js';
 import { VolumeError } from './volumes.js';
 
 const LOCAL_PATH_PROVISIONER = 'mk8s.io/local-path';
-const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
 
 /** Resolves the claim to its PV's directory (made when the PV says DirectoryOrCreate) and applies fsGroup. */
 export async function setupClaimVolume(pod: Pod, claimName: string, src: ConfigSource): Promise<string> {

@@ -7,6 +7,10 @@ import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/c
 import { compareQuantities, isValidQuantity } from '../quantity.js';
 import { labelSelectorFromObject } from '../selectors/labels.js';
 
+/** The storage-object-in-use-protection finalizers (pkg/volume/util): the admission plugin adds them, the protection controllers remove them, the kubelet reads them. */
+export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
+export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
+
 /** Annotations of the binding protocol (pv_controller.go, volume/util). */
 export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
 export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';

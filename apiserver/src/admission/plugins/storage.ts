@@ -9,7 +9,7 @@
  * - PersistentVolumeClaimResize: a claim's storage request may grow only when it is Bound and its
  *   class sets allowVolumeExpansion.
  */
-import { compareQuantities, isValidQuantity, type KubeObject } from '@mk8s/api';
+import { compareQuantities, isValidQuantity, PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER, type KubeObject } from '@mk8s/api';
 import type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
 import { forbidden } from './namespace-lifecycle.js';
 
@@ -18,8 +18,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 export const IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
 export const BETA_IS_DEFAULT_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
 export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
-export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
-export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
+export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
 
 const isPVCs = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'persistentvolumeclaims' && a.subresource === '';
 const isPVs = (a: AdmissionAttributes) => a.resource.group === '' && a.resource.resource === 'persistentvolumes' && a.subresource === '';

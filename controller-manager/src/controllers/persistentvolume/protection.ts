@@ -4,13 +4,12 @@
  * names it; a volume being deleted keeps kubernetes.io/pv-protection while it is Bound. Watch
  * claims and pods / volumes; write only metadata.finalizers.
  */
-import { isConflict, isNotFound, PersistentVolumeClaims, PersistentVolumes, Pods, type PersistentVolume, type PersistentVolumeClaim, type Pod } from '@mk8s/api';
+import { isConflict, isNotFound, PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER, PersistentVolumeClaims, PersistentVolumes, Pods, type PersistentVolume, type PersistentVolumeClaim, type Pod } from '@mk8s/api';
 import type { SharedInformer } from '@mk8s/client';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import type { Obj } from '../../util/meta.js';
 
-export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
-export const PV_PROTECTION_FINALIZER = 'kubernetes.io/pv-protection';
+export { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER };
 
 /** The claims a pod's volumes name. */
 export const podClaimNames = (pod: Pod): string[] =>
