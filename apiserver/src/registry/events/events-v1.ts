@@ -6,7 +6,7 @@
  * through the core store (its strategy, validation, admission and etcd key). events.k8s.io/v1
  * creates are validated first with upstream's stricter events/v1 rules.
  */
-import { field, invalidError, type FieldError, type KubeList, type KubeObject, type WatchEvent, EventsV1, type DeleteOptions } from '@mk8s/api';
+import { field, invalidError, isQualifiedName, type FieldError, type KubeList, type KubeObject, type WatchEvent, EventsV1, type DeleteOptions } from '@mk8s/api';
 import { Store, type DeleteResult, type ListParams, type RequestContext, type StoreOptions, type WatchParams } from '../generic/store.js';
 import type { UpdateTarget } from '../generic/strategy.js';
 import { coreToEventsV1, eventsV1ToCore } from './conversion.js';
@@ -14,20 +14,38 @@ import { coreToEventsV1, eventsV1ToCore } from './conversion.js';
 const isEvent = (o: unknown): o is KubeObject => !!o && typeof o === 'object' && (o as { kind?: unknown }).kind === 'Event';
 const view = (o: KubeObject): KubeObject => coreToEventsV1(o);
 
-/** ValidateEventCreate's events.k8s.io/v1 rules (the core ones run on the converted object). */
+/**
+ * ValidateEventCreate's events.k8s.io/v1 rules (pkg/apis/core/validation/events.go: the legacy
+ * rules of an event with eventTime, validateV1EventSeries and the strict v1 ones). Paths are
+ * upstream's, which validates the internal (core) object: the note's limit is reported on
+ * `message`, the deprecated fields under their core names.
+ */
 export function validateEventsV1Create(e: Record<string, unknown>): FieldError[] {
   const errs: FieldError[] = [];
   const s = (k: string) => (typeof e[k] === 'string' ? e[k] as string : '');
+  const atMost = (path: string, n: number) => field.invalid(path, '', `can have at most ${n} characters`);
+  const rc = s('reportingController');
+  if (!rc) errs.push(field.required('reportingController'));
+  for (const msg of isQualifiedName(rc)) errs.push(field.invalid('reportingController', rc, msg));
+  if (!s('reportingInstance')) errs.push(field.required('reportingInstance'));
+  if (s('reportingInstance').length > 128) errs.push(atMost('reportingInstance', 128));
+  if (!s('action')) errs.push(field.required('action'));
+  if (s('action').length > 128) errs.push(atMost('action', 128));
+  if (!s('reason')) errs.push(field.required('reason'));
+  if (s('reason').length > 128) errs.push(atMost('reason', 128));
+  if (Buffer.byteLength(s('note')) > 1024) errs.push(atMost('message', 1024));
+  const series = e['series'] as { count?: unknown; lastObservedTime?: unknown } | null | undefined;
+  if (series && typeof series === 'object') {
+    if (typeof series.count !== 'number' || series.count < 2) errs.push(field.invalid('series.count', '', 'should be at least 2'));
+    if (!series.lastObservedTime) errs.push(field.required('series.lastObservedTime'));
+  }
   if (!e['eventTime']) errs.push(field.required('eventTime'));
   if (s('type') !== 'Normal' && s('type') !== 'Warning') errs.push(field.invalid('type', '', `has invalid value: ${s('type')}`));
-  if (!s('reportingController')) errs.push(field.required('reportingController'));
-  if (!s('reportingInstance')) errs.push(field.required('reportingInstance'));
-  else if (s('reportingInstance').length > 128) errs.push(field.tooLong('reportingInstance', '', 128));
-  if (!s('action')) errs.push(field.required('action'));
-  else if (s('action').length > 128) errs.push(field.tooLong('action', '', 128));
-  if (!s('reason')) errs.push(field.required('reason'));
-  else if (s('reason').length > 128) errs.push(field.tooLong('reason', '', 128));
-  if (Buffer.byteLength(s('note')) > 1024) errs.push(field.tooLong('note', '', 1024));
+  if (e['deprecatedFirstTimestamp']) errs.push(field.invalid('firstTimestamp', '', 'needs to be unset'));
+  if (e['deprecatedLastTimestamp']) errs.push(field.invalid('lastTimestamp', '', 'needs to be unset'));
+  if (e['deprecatedCount']) errs.push(field.invalid('count', '', 'needs to be unset'));
+  const src = e['deprecatedSource'] as { component?: unknown; host?: unknown } | null | undefined;
+  if (src && (src.component || src.host)) errs.push(field.invalid('source', '', 'needs to be unset'));
   return errs;
 }
 
