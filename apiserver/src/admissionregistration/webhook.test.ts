@@ -9,7 +9,8 @@ import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
 import { ConfigMaps, Namespaces, type KubeObject } from '@mk8s/api';
 import { MemoryStorage } from '../testing/memory-storage.js';
 import { buildApiServer } from '../server.js';
-import { matchesWebhook, ruleMatches } from './webhook.js';
+import { callWebhook, matchesWebhook, ruleMatches } from './webhook.js';
+import { createServer as createTcpServer } from 'node:net';
 import type { AdmissionAttributes } from '../admission/interfaces.js';
 import type { Webhook } from './types.js';
 
@@ -149,5 +150,15 @@ describe('matching', () => {
     assert.ok(matchesWebhook({ ...w, namespaceSelector: { matchLabels: { team: 'x' } } }, attrs(), { team: 'x' }));
     assert.ok(!matchesWebhook({ ...w, namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Exists' }] } }, attrs(), {}));
     void Namespaces;
+  });
+
+  test('a call that cannot connect fails with Go\'s wording: Post "<url>": <cause>', async () => {
+    const probe = createTcpServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const free = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const w = { name: 'down.example.com', clientConfig: { url: `https://127.0.0.1:${free}/validate` }, sideEffects: 'None', admissionReviewVersions: ['v1'] } as unknown as Webhook;
+    await assert.rejects(callWebhook(w, { request: { uid: 'u' } }, async () => { throw new Error('unused'); }),
+      (err: Error) => err.message.startsWith(`Post "https://127.0.0.1:${free}/validate": `) && /ECONNREFUSED/.test(err.message));
   });
 });

@@ -108,7 +108,8 @@ export async function callWebhook(w: Webhook, review: Record<string, unknown>, r
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
-    req.on('error', reject);
+    // Go's url.Error wording, as upstream's message carries it: Post "<url>": <cause>.
+    req.on('error', (err) => reject(new Error(`Post "${cc.url ?? `https://${cc.service!.name}.${cc.service!.namespace}.svc:${cc.service!.port ?? 443}${cc.service!.path ?? ''}`}": ${err.message}`)));
     req.end(body);
   });
   let parsed: { response?: AdmissionReviewResponse };
