@@ -107,3 +107,16 @@ test('helper pod: parent dir mounted, only the volume dir removed', () => {
   assert.equal(p.spec?.restartPolicy, 'Never');
   assert.deepEqual(p.spec?.containers[0]?.command, ['/bin/sh', '-c', 'rm -rf "/data/$VOL_DIR"']);
 });
+
+test('Delete: a helper pod that fails: VolumeFailedDelete, the pod goes, the PV stays, and the sync fails (queue back-off, not a fixed loop)', async () => {
+  const f = newControllerFixture();
+  f.build((ctx) => new LocalPathProvisioner(ctx));
+  f.seed(released('Delete'));
+  await f.reconcile('volume:pvc-1');
+  const pod = await f.client.resource(Pods, 'kube-system').get('helper-pod-delete-pvc-1');
+  (f.informers.informerFor(Pods) as unknown as { seed(o: unknown): void }).seed({ ...pod, status: { phase: 'Failed' } });
+  f.client.clearActions();
+  await assert.rejects(f.reconcile('volume:pvc-1'), /helper pod helper-pod-delete-pvc-1 failed to remove the directory of pvc-1 on node node-1/);
+  assert.deepEqual(f.actions({ writesOnly: true }), ['delete pods'], 'the PV is kept: its directory is still there');
+  assert.deepEqual(f.recorder.events.filter((e) => e.includes('VolumeFailedDelete')).length, 1);
+});

@@ -159,7 +159,9 @@ export class LocalPathProvisioner extends BaseController {
       this.ctx.recorder.event(pv, 'Warning', 'VolumeFailedDelete', 'helper pod %s failed to remove the directory on node %s', podName, node);
       await pods.delete(podName, { signal }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
       this.helpers.delete(podName);
-      return { requeueAfterMs: 10_000 };
+      // An error, not a fixed requeue: the queue's per-key exponential back-off spaces the next
+      // helpers out (a directory that cannot be removed must not cost a pod and an Event every 10 s).
+      throw new Error(`helper pod ${podName} failed to remove the directory of ${pv.metadata.name} on node ${node}`);
     }
     if (phase !== 'Succeeded') return { requeueAfterMs: 5_000 };
     await pods.delete(podName, { signal }).catch((e: unknown) => { if (!isNotFound(e)) throw e; });
