@@ -4,7 +4,7 @@ import { silentLogger } from '@mk8s/component-base';
 import { MemoryStorage } from './testing/memory-storage.js';
 import { buildApiServer } from './server.js';
 import { parseRequestInfo } from './endpoints/request-info.js';
-import { cleanDryRun, requestMetricLabels } from './metrics.js';
+import { cleanDryRun, RequestLabelCache, requestMetricLabels } from './metrics.js';
 
 describe('requestMetricLabels', () => {
   const cases: { name: string; method: string; url: string; contentType?: string; want: Partial<Record<string, string>> | undefined }[] = [
@@ -55,6 +55,30 @@ describe('cleanDryRun', () => {
   for (const [values, want] of [[[], ''], [['All'], 'All'], [['All', 'All'], 'All'], [['Some'], 'invalid']] as const) {
     test(`${JSON.stringify(values)} → ${JSON.stringify(want)}`, () => assert.equal(cleanDryRun(values), want));
   }
+});
+
+describe('RequestLabelCache', () => {
+  test('client-chosen dryRun values and content types do not grow it; same shape, same objects', () => {
+    const c = new RequestLabelCache();
+    const url = (i: number) => `/api/v1/namespaces/default/configmaps/x?dryRun=junk${i}`;
+    const first = c.labelsFor(parseRequestInfo('PATCH', url(0)), url(0), 'application/merge-patch+json; x=0');
+    for (let i = 1; i < 100; i++) {
+      assert.equal(c.labelsFor(parseRequestInfo('PATCH', url(i)), url(i), `application/merge-patch+json; x=${i}`), first);
+    }
+    assert.equal(first?.dry_run, 'invalid');
+    assert.equal(first?.verb, 'PATCH');
+    const apply = '/api/v1/namespaces/default/configmaps/x?dryRun=All';
+    assert.equal(c.labelsFor(parseRequestInfo('PATCH', apply), apply, 'application/apply-patch+yaml; charset=utf-8')?.verb, 'APPLY');
+    assert.equal(c.size, 2);
+    assert.equal(c.withCode(first!, 200), c.withCode(first!, 200));
+    assert.equal(c.withCode(first!, 404).code, '404');
+  });
+
+  test('past its bound it still derives labels', () => {
+    const c = new RequestLabelCache(1);
+    for (const u of ['/api/v1/pods', '/api/v1/nodes', '/api/v1/nodes']) assert.ok(c.labelsFor(parseRequestInfo('GET', u), u, undefined));
+    assert.equal(c.size, 1);
+  });
 });
 
 describe('apiserver /metrics', () => {

@@ -78,6 +78,43 @@ export function requestMetricLabels(info: RequestInfo, o: { contentType?: string
   };
 }
 
+/**
+ * RequestLabelCache: the label objects of the request metrics, derived once per distinct request
+ * shape (not per request) and kept as the same objects, so prom-client sees stable label sets.
+ * The key holds only what the labels depend on (cleaned dry-run, apply or not), so client-chosen
+ * query values or content types cannot grow it; the `code` variants hang off the label object
+ * weakly. Bounded at `max` shapes: past it labels are derived per request.
+ */
+export class RequestLabelCache {
+  private readonly byShape = new Map<string, RequestMetricLabels | undefined>();
+  private readonly byCode = new WeakMap<RequestMetricLabels, Map<number, RequestMetricLabels & { code: string }>>();
+  constructor(private readonly max = 10_000) {}
+
+  get size(): number { return this.byShape.size; }
+
+  labelsFor(info: RequestInfo, url: string, contentType: string | undefined): RequestMetricLabels | undefined {
+    const q = url.indexOf('?');
+    const dryRun = cleanDryRun(q >= 0 && url.includes('dryRun', q) ? new URLSearchParams(url.slice(q + 1)).getAll('dryRun') : []);
+    const ct = info.method === 'PATCH' && contentType?.split(';')[0]?.trim().toLowerCase() === APPLY_PATCH_TYPE ? APPLY_PATCH_TYPE : '';
+    const k = info.resourceRequest
+      ? `${info.method} ${info.verb} ${info.group}/${info.version}/${info.resource}/${info.subresource} ${info.name ? 'n' : ''}${info.namespace ? 'ns' : ''} ${dryRun} ${ct}`
+      : `${info.method} ${info.path}`;
+    if (this.byShape.has(k)) return this.byShape.get(k);
+    const labels = requestMetricLabels(info, { contentType: ct, dryRun: dryRun === '' ? [] : dryRun.split(',') });
+    if (this.byShape.size < this.max) this.byShape.set(k, labels);
+    return labels;
+  }
+
+  /** labels with `code`, the same object for the same labels and code. */
+  withCode(labels: RequestMetricLabels, code: number): RequestMetricLabels & { code: string } {
+    let m = this.byCode.get(labels);
+    if (!m) { m = new Map(); this.byCode.set(labels, m); }
+    let c = m.get(code);
+    if (!c) { c = { ...labels, code: String(code) }; m.set(code, c); }
+    return c;
+  }
+}
+
 /** Whether the request is long-running (upstream's longRunningRequestCheck: watch and the CONNECT subresources). */
 export function isLongRunning(labels: RequestMetricLabels): boolean {
   return labels.verb === 'WATCH' || labels.verb === 'CONNECT';

@@ -38,7 +38,7 @@ import type { TokenRequestDeps } from './registry/core/serviceaccounts/token.js'
 import { parseRequestInfo, type RequestInfo } from './endpoints/request-info.js';
 import { MAX_REQUEST_BODY_BYTES, methodNotAllowedError, notFoundError, sendError, toApiError } from './endpoints/status.js';
 import { handleResourceRequest, type TableConvertor, type UnknownFieldsCheck } from './endpoints/handlers.js';
-import { ApiServerMetrics, isLongRunning, requestMetricLabels, type RequestMetricLabels } from './metrics.js';
+import { ApiServerMetrics, isLongRunning, RequestLabelCache, type RequestMetricLabels } from './metrics.js';
 import { registerDiscovery, resolveSubresource } from './discovery/index.js';
 import { toTable, wantsTable } from './printers/index.js';
 import { knownFieldsValidator, registerOpenApi } from './openapi/index.js';
@@ -315,27 +315,9 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
   // The request metrics, in one place for every request (upstream's InstrumentRouteFunc around
   // each route): recorded when the response closes, so hijacked replies (watches, log streams)
   // count too, with the code they sent and their whole duration.
-  const labelCache = new Map<string, RequestMetricLabels | undefined>();
-  const codeCache = new Map<RequestMetricLabels, Map<number, RequestMetricLabels & { code: string }>>();
-  const withCode = (labels: RequestMetricLabels, code: number) => {
-    let m = codeCache.get(labels);
-    if (!m) { m = new Map(); codeCache.set(labels, m); }
-    let c = m.get(code);
-    if (!c) { c = { ...labels, code: String(code) }; m.set(code, c); }
-    return c;
-  };
-  const labelsFor = (info: RequestInfo, url: string, contentType: string | undefined): RequestMetricLabels | undefined => {
-    const q = url.indexOf('?');
-    const dryRun = q >= 0 && url.includes('dryRun', q) ? new URLSearchParams(url.slice(q + 1)).getAll('dryRun') : [];
-    const ct = info.method === 'PATCH' ? contentType ?? '' : '';
-    const k = info.resourceRequest
-      ? `${info.method} ${info.verb} ${info.group}/${info.version}/${info.resource}/${info.subresource} ${info.name ? 'n' : ''}${info.namespace ? 'ns' : ''} ${dryRun.join(',')} ${ct}`
-      : `${info.method} ${info.path}`;
-    if (labelCache.has(k)) return labelCache.get(k);
-    const labels = requestMetricLabels(info, { contentType: ct, dryRun });
-    if (labelCache.size < 10_000) labelCache.set(k, labels);       // bounded: label sets are, paths are not
-    return labels;
-  };
+  const labelCache = new RequestLabelCache();
+  const withCode = (labels: RequestMetricLabels, code: number) => labelCache.withCode(labels, code);
+  const labelsFor = (info: RequestInfo, url: string, contentType: string | undefined) => labelCache.labelsFor(info, url, contentType);
   /** Counts one request; returns what to call when it ends (with the HTTP status). */
   const trackRequest = (info: RequestInfo, url: string, contentType: string | undefined, startMs: number): ((code: number) => void) | undefined => {
     const labels = labelsFor(info, url, contentType);

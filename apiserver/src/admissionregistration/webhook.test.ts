@@ -29,6 +29,13 @@ before(async () => {
   const cert = await issueCertificate(ca, { commonName: 'webhook', usage: 'server', ips: ['127.0.0.1'] });
   caBundle = Buffer.from(ca.certPem).toString('base64');
   server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
+    if (req.url === '/trickle') {
+      // Answers headers, then a byte now and then, never finishing (a socket idle timeout never fires).
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const tick = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(tick));
+      return;
+    }
     let body = '';
     req.on('data', (d: Buffer) => { body += d.toString(); });
     req.on('end', () => {
@@ -160,5 +167,11 @@ describe('matching', () => {
     const w = { name: 'down.example.com', clientConfig: { url: `https://127.0.0.1:${free}/validate` }, sideEffects: 'None', admissionReviewVersions: ['v1'] } as unknown as Webhook;
     await assert.rejects(callWebhook(w, { request: { uid: 'u' } }, async () => { throw new Error('unused'); }),
       (err: Error) => err.message.startsWith(`Post "https://127.0.0.1:${free}/validate": `) && /ECONNREFUSED/.test(err.message));
+  });
+
+  test('timeoutSeconds bounds the whole call, also when the webhook keeps trickling bytes', { timeout: 10_000 }, async () => {
+    const w = { name: 'trickle.example.com', clientConfig: { url: `${url}/trickle`, caBundle }, timeoutSeconds: 1, sideEffects: 'None', admissionReviewVersions: ['v1'] } as unknown as Webhook;
+    await assert.rejects(callWebhook(w, { request: { uid: 'u' } }, async () => { throw new Error('unused'); }),
+      (err: Error) => err.message === `Post "${url}/trickle": context deadline exceeded`);
   });
 });

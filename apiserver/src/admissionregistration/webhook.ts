@@ -96,7 +96,6 @@ export async function callWebhook(w: Webhook, review: Record<string, unknown>, r
       method: 'POST', ...(ca ? { ca } : {}),
       ...(cc.service ? { servername: `${cc.service.name}.${cc.service.namespace}.svc` } : {}),
       headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length },
-      timeout: timeoutMs,
     }, (res) => {
       let data = '';
       res.setEncoding('utf8');
@@ -107,7 +106,9 @@ export async function callWebhook(w: Webhook, review: Record<string, unknown>, r
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
+    // timeoutSeconds bounds the whole call (upstream's request context), not just socket idleness.
+    const deadline = setTimeout(() => req.destroy(new Error('context deadline exceeded')), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
     // Go's url.Error wording, as upstream's message carries it: Post "<url>": <cause>.
     req.on('error', (err) => reject(new Error(`Post "${cc.url ?? `https://${cc.service!.name}.${cc.service!.namespace}.svc:${cc.service!.port ?? 443}${cc.service!.path ?? ''}`}": ${err.message}`)));
     req.end(body);

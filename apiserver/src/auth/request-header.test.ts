@@ -32,6 +32,7 @@ test('RequestHeaderAuthenticator trusts the headers only with a requestheader-CA
   const proxy = await issueCertificate(proxyCa, { commonName: 'front-proxy-client', usage: 'client' });
   const otherCn = await issueCertificate(proxyCa, { commonName: 'someone-else', usage: 'client' });
   const wrongCa = await issueCertificate(clientCa, { commonName: 'front-proxy-client', usage: 'client' });
+  const servingOnly = await issueCertificate(proxyCa, { commonName: 'front-proxy-client', usage: 'server' });
   const authn = new RequestHeaderAuthenticator({ clientCA: proxyCa.certPem, allowedNames: ['front-proxy-client'], ...HEADERS });
   // As the apiserver serves: the TLS layer trusts the client CA and lets other certificates through.
   const server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: clientCa.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
@@ -51,5 +52,6 @@ test('RequestHeaderAuthenticator trusts the headers only with a requestheader-CA
   assert.equal(await ask(proxy, {}), null, 'proxy certificate without a username header');
   assert.equal(await ask(otherCn, asserted), null, 'CN not in allowed names');
   assert.equal(await ask(wrongCa, asserted), null, 'certificate of another CA');
+  assert.equal(await ask(servingOnly, asserted), null, 'a serving certificate (no clientAuth usage) of the requestheader CA');
   assert.equal(await ask(undefined, asserted), null, 'no client certificate');
 });

@@ -14,6 +14,9 @@ import type { Authenticator, UserInfo } from './authentication.js';
 import { AUTHENTICATED_GROUP } from './x509.js';
 import type { RequestHeaderConfig } from '../bootstrap/extension-apiserver-authentication.js';
 
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+const ANY_EKU = '2.5.29.37.0';
+
 export class RequestHeaderAuthenticator implements Authenticator {
   readonly name = 'requestheader';
   private readonly cas: X509Certificate[];
@@ -34,6 +37,9 @@ export class RequestHeaderAuthenticator implements Authenticator {
     const t = this.now();
     if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) return false;
     if (!this.cas.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) return false;
+    // As upstream's verifier (ExtKeyUsageClientAuth): a serving certificate of the same CA is no proxy.
+    const eku = leaf.keyUsage;
+    if (eku?.length && !eku.includes(CLIENT_AUTH) && !eku.includes(ANY_EKU)) return false;
     if (this.cfg.allowedNames.length === 0) return true;
     const cn = /^CN=(.*)$/m.exec(leaf.subject)?.[1];
     return cn !== undefined && this.cfg.allowedNames.includes(cn);
