@@ -46,7 +46,8 @@ export async function ensureCgroupMounts(o: {
 }): Promise<void> {
   const entries = await readdir(o.root).catch(() => undefined);
   if (entries === undefined || entries.length > 0) return;
-  const plan = cgroupMountPlan(await readFile('/proc/self/cgroup', 'utf8'), o.root);
+  const self = await readFile('/proc/self/cgroup', 'utf8').catch(() => '');
+  const plan = cgroupMountPlan(self, o.root);
   for (const [cmd, ...args] of plan) {
     const r = await o.run(cmd!, args);
     if (r.code !== 0) { o.logger.warn({ cmd: [cmd, ...args].join(' '), code: r.code }, 'Could not mount cgroups; container stats will lack CPU and memory'); return; }
