@@ -1,8 +1,9 @@
 /**
  * Issue 20's "the figures are right", on the running cluster: the kubelet's /stats/summary and
- * /metrics/resource (on port 10250 with the admin's client certificate, as metrics-server reaches
- * kubelets directly) report a CPU-burning container at ~1000m and a container holding 64 MiB at
- * ≥ 64 MiB working set.
+ * /metrics/resource (through the apiserver's node proxy, `kubectl get --raw
+ * /api/v1/nodes/<n>/proxy/...`, and directly on port 10250 with a client certificate, as
+ * metrics-server reaches kubelets) report a CPU-burning container at ~1000m and a container
+ * holding 64 MiB at ≥ 64 MiB working set.
  *
  * The CPU check is against the truth of the same window: the container's own cgroup counter, read
  * on the host. When the machine is so loaded that the loop did not get a core (8 people share two
@@ -44,6 +45,9 @@ function kubelet(path: string): Promise<{ code: number; body: string }> {
 interface SummaryContainer { name: string; cpu?: { time: string; usageNanoCores?: number; usageCoreNanoSeconds?: number }; memory?: { workingSetBytes?: number } }
 interface SummaryPod { podRef: { name: string; namespace: string }; containers: SummaryContainer[]; cpu?: { usageNanoCores?: number }; memory?: { workingSetBytes?: number }; network?: { rxBytes?: number } }
 interface Summary { node: { nodeName: string; cpu?: { usageNanoCores?: number; usageCoreNanoSeconds?: number }; memory?: { workingSetBytes?: number }; fs?: unknown; systemContainers?: { name: string }[] }; pods: SummaryPod[] }
+
+/** Through the apiserver: GET /api/v1/nodes/<node>/proxy/<path>. */
+const viaProxy = (path: string) => kubectlOk(['get', '--raw', `/api/v1/nodes/${node}/proxy${path}`], { timeoutMs: 30_000 });
 
 const podOf = (s: Summary, name: string) => s.pods.find((p) => p.podRef.namespace === ns && p.podRef.name === name);
 
@@ -99,14 +103,14 @@ spec:
 
 after(() => { kubectl(['delete', 'namespace', ns, '--wait=false']); });
 
-test('/stats/summary: the burning container reads ~1000m (or what its cgroup really got), the node adds up', async (t) => {
+test('/stats/summary through the node proxy: the burning container reads ~1000m (or what its cgroup really got), the node adds up', async (t) => {
   const id = kubectlOk(['-n', ns, 'get', 'pod', 'burn', '-o', 'jsonpath={.status.containerStatuses[0].containerID}']).replace(/^docker:\/\//, '');
   // Two summaries ≥ 10 s apart: the second one's usageNanoCores is the rate over that window.
   let first: { s: Summary; hostNs: number; atMs: number } | undefined;
   const result = await waitFor(async () => {
     const hostNs = hostCgroupCpuNs(id);
     const atMs = Date.now();
-    const s = JSON.parse((await kubelet('/stats/summary')).body) as Summary;
+    const s = JSON.parse(viaProxy('/stats/summary')) as Summary;
     const c = podOf(s, 'burn')?.containers.find((x) => x.name === 'loop');
     if (!c?.cpu?.usageCoreNanoSeconds) return undefined;
     if (!first) { first = { s, hostNs, atMs }; return undefined; }
@@ -170,7 +174,8 @@ test('/metrics/resource directly on the kubelet: upstream series, timestamps, a 
   const truth = (b.host - a.host) / 1e9 / ((b.atMs - a.atMs) / 1000);
   assert.ok(rate / truth > 0.8 && rate / truth < 1.2, `metrics-server's rate ${rate.toFixed(3)} cores vs the cgroup's ${truth.toFixed(3)}`);
   if (truth >= 0.8) assert.ok(rate > 0.8 && rate < 1.2, `a one-core loop reads ${(rate * 1000).toFixed(0)}m`);
-  // /stats/summary agrees on the memory.
+  // Through the node proxy too, and /stats/summary agrees on the memory.
+  assert.match(viaProxy('/metrics/resource'), /^pod_memory_working_set_bytes\{namespace="[^"]+",pod="hold"\} /m);
   const s = JSON.parse((await kubelet('/stats/summary?only_cpu_and_memory=true')).body) as Summary;
   assert.ok((podOf(s, 'hold')?.containers.find((c) => c.name === 'mem')?.memory?.workingSetBytes ?? 0) >= 64 * MiB);
 });
