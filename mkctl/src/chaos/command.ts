@@ -4,7 +4,8 @@
  * until it has converged again. Only pids of this cluster's supervisor are signalled, and only
  * after /proc/<pid>/cmdline matches the process' spec (a reused pid is never hit).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:https';
 import type { Command } from 'commander';
 import { Deployments, Leases, Nodes, Pods } from '@mk8s/api';
@@ -13,7 +14,7 @@ import { pkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from '../cluster/paths.js';
 import { APISERVER_PORT, HOST_BRIDGE_IP } from '../cluster/network-plan.js';
 import { isAlive, pidMatches, readPid } from '../cluster/processes.js';
-import { readSpecs, readSupervisorStatus, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
+import { kickSupervisor, readSpecs, readSupervisorStatus, setHold, superviseSpec, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
 import { etcdLeader } from '../etcd/etcd-admin.js';
 import { CHAOS_ACTIONS, ROLES, componentInstances, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
 import { healFault, healFaults, nodeDown, partitionNode, readFaults, type NodeDownMode, type NodeFaultRecord } from './node-faults.js';
@@ -212,10 +213,11 @@ export async function runNodeFault(o: NodeFaultOptions, p: StatePaths = statePat
       const now = await observe(p, c, false, true);
       for (const l of describeChanges(before, now)) out(l);
       before = now;
-      const done = o.seconds !== undefined
-        ? healed && isConverged(now, baseline)
-        // Left down: converged once what ran before runs again without the node.
-        : isConverged({ ...now, processes: without(now.processes, (k) => procs.includes(k)), nodes: without(now.nodes, (k) => k === o.node) }, { ...baseline!, nodes: without(baseline!.nodes, (k) => k === o.node) });
+      // Left down: converged once what ran before runs again without the nodes under a fault (this one and any other left down).
+      const faulted = new Set([...(o.seconds === undefined ? [o.node] : []), ...readFaults(p).filter((r) => r.node !== o.node || o.seconds === undefined).map((r) => r.node)]);
+      const outside = (k: string) => [...faulted].some((n) => k === n || nodeProcesses(n, [k]).length > 0);
+      const done = (o.seconds === undefined || healed)
+        && isConverged({ ...now, processes: without(now.processes, outside), nodes: without(now.nodes, outside) }, { ...baseline!, nodes: without(baseline!.nodes, outside) });
       if (done) { out('converged'); return true; }
       if (Date.now() > deadline) { out(`NOT converged after ${((Date.now() - t0) / 1000).toFixed(0)}s`); return false; }
       await new Promise((res) => setTimeout(res, Math.max(0, Math.min(1000, undoAt - Date.now()))));
@@ -223,6 +225,42 @@ export async function runNodeFault(o: NodeFaultOptions, p: StatePaths = statePat
   } finally {
     if (o.seconds !== undefined) { await heal(); process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal); }
   }
+}
+
+/**
+ * A second instance of a leader-elected component (`<comp>-2`, its health port +10), supervised
+ * like the first: what an HA control plane runs, so that a leader fault has a standby to take
+ * over (one instance alone can only take its own Lease back after a restart). remove: held, then
+ * forgotten.
+ */
+export async function standby(comp: 'controller-manager' | 'scheduler', remove: boolean, out: (l: string) => void, p: StatePaths = statePaths()): Promise<void> {
+  const sp = supervisorPaths(p);
+  const name = `${comp}-2`;
+  const specs = new Map(readSpecs(sp).map((s) => [s.name, s]));
+  if (remove) {
+    if (!specs.has(name)) { out(`no ${name}`); return; }
+    await setHold(sp, [name], true);
+    rmSync(join(sp.specs, `${name}.json`), { force: true });
+    rmSync(join(p.run, `${name}.pid`), { force: true });
+    kickSupervisor(sp);
+    out(`stopped and removed ${name}`);
+    return;
+  }
+  const first = specs.get(comp);
+  if (!first) throw new Error(`${comp} is not supervised (mkctl cluster up)`);
+  const args = [...first.args];
+  const i = args.indexOf('--health-port');
+  if (i < 0 || !args[i + 1]) throw new Error(`${comp} has no --health-port`);
+  const port = Number(args[i + 1]) + 10;
+  args[i + 1] = String(port);
+  superviseSpec(sp, { ...first, name, args });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try { if ((await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) })).ok) break; } catch { /* starting */ }
+    if (Date.now() > deadline) throw new Error(`${name} not ready after 60s; see ${join(p.logs, `${name}.log`)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  out(`${name} running (health port ${port}), standing by for the ${LEASES[comp]} Lease`);
 }
 
 export function registerChaosCommands(program: Command, _getCtx?: unknown): void {
@@ -262,6 +300,12 @@ export function registerChaosCommands(program: Command, _getCtx?: unknown): void
     .action(async (node: string) => {
       const n = await healFaults(statePaths(), { node, out: (l) => console.log(l) });
       if (n === 0) console.log(`no fault in force on ${node}`);
+    });
+  chaos.command('standby <component>').description('run (or --remove) a second supervised instance of controller-manager or scheduler, to take over its Lease')
+    .option('--remove', 'stop and forget it')
+    .action(async (comp: string, f: { remove?: boolean }) => {
+      if (comp !== 'controller-manager' && comp !== 'scheduler') throw new Error(`invalid component ${comp}: controller-manager or scheduler`);
+      await standby(comp, !!f.remove, (l) => console.log(l));
     });
   chaos.command('heal').description('undo the node faults in force (all, or those past their --for)')
     .option('--expired', 'only those whose --for has passed (what the watchdog runs)')
