@@ -16,7 +16,7 @@ import { APISERVER_PORT, HOST_BRIDGE_IP } from '../cluster/network-plan.js';
 import { isAlive, pidMatches, readPid } from '../cluster/processes.js';
 import { kickSupervisor, readSpecs, readSupervisorStatus, setHold, superviseSpec, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
 import { etcdLeader } from '../etcd/etcd-admin.js';
-import { CHAOS_ACTIONS, ROLES, componentInstances, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
+import { CHAOS_ACTIONS, ROLES, componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
 import { healFault, healFaults, nodeDown, partitionNode, readFaults, type NodeDownMode, type NodeFaultRecord } from './node-faults.js';
 import { nonNegativeNumber } from '../flags.js';
 
@@ -216,7 +216,7 @@ export async function runNodeFault(o: NodeFaultOptions, p: StatePaths = statePat
       // Left down: converged once what ran before runs again without the nodes under a fault (this one and any other left down).
       const faulted = new Set([...(o.seconds === undefined ? [o.node] : []), ...readFaults(p).filter((r) => r.node !== o.node || o.seconds === undefined).map((r) => r.node)]);
       const outside = (k: string) => [...faulted].some((n) => k === n || nodeProcesses(n, [k]).length > 0);
-      const done = (o.seconds === undefined || healed)
+      const done = (o.seconds === undefined ? nodeLossHandled(now, [...faulted]) : healed)
         && isConverged({ ...now, processes: without(now.processes, outside), nodes: without(now.nodes, outside) }, { ...baseline!, nodes: without(baseline!.nodes, outside) });
       if (done) { out('converged'); return true; }
       if (Date.now() > deadline) { out(`NOT converged after ${((Date.now() - t0) / 1000).toFixed(0)}s`); return false; }

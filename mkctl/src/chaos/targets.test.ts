@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { componentInstances, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
+import { componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
 
 const facts: ClusterFacts = {
   processes: ['apiserver', 'controller-manager', 'etcd-1', 'etcd-2', 'etcd-3', 'node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet', 'node-2-kubelet', 'scheduler'],
@@ -106,4 +106,12 @@ test('describeChanges: taints, evictions and replacement pods', () => {
     'pod default/web-a: node-1 Running -> node-1 Terminating',
     'pod default/web-b: - -> node-2 Pending',
   ]);
+});
+
+test('nodeLossHandled: the node noticed NotReady and its pods (outside kube-system) evicted', () => {
+  const o = (ready: string, pods: Record<string, string>): Observation => ({ ...healthy, nodes: { 'node-1': ready, 'node-2': 'True' }, pods });
+  assert.equal(nodeLossHandled(o('True', {}), ['node-1']), false, 'not noticed yet');
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Running', 'default/b': 'node-2 Running' }), ['node-1']), false, 'a pod still there');
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Terminating', 'default/b': 'node-2 Running' }), ['node-1']), true);
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-10 Running' }), ['node-1']), true, 'node-10 is another node');
 });

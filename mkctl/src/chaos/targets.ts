@@ -142,6 +142,17 @@ export function describeChanges(prev: Observation | undefined, next: Observation
   return out;
 }
 
+/**
+ * A node left down has been dealt with once the control plane has noticed (Ready not True) and
+ * every pod outside kube-system that ran there is gone or Terminating (evicted; its replacement
+ * is then judged by Deployment availability). kube-system's own pods keep the default 300 s
+ * toleration and are not waited for.
+ */
+export function nodeLossHandled(o: Observation, nodes: readonly string[]): boolean {
+  return nodes.every((n) => o.nodes[n] !== undefined && o.nodes[n] !== 'True'
+    && Object.values(o.pods ?? {}).every((v) => !v.startsWith(`${n} `) || v.endsWith(' Terminating')));
+}
+
 const available = (d: string | undefined) => { const [a, w] = (d ?? '').split('/'); return !!a && a === w; };
 
 /**
