@@ -2,6 +2,7 @@
  * RestClientset: the Clientset over HTTP(S) with undici (client-go rest + kubernetes typed
  * clients). Paths come from the scheme; errors become ApiError from the server's Status.
  */
+import { createSecureContext } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { ApiError, collectionPath, type ApiStatus, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
@@ -122,9 +123,8 @@ export class RestClientset implements Clientset {
       const c = this.config;
       this.dispatcher = new Agent({
         connect: {
-          ...(c.ca ? { ca: c.ca } : {}),
-          ...(c.cert ? { cert: c.cert } : {}),
-          ...(c.key ? { key: c.key } : {}),
+          // One context for every connection: given ca/cert/key, each TLS connect parsed them anew.
+          ...(c.ca || c.cert || c.key ? { secureContext: createSecureContext({ ...(c.ca ? { ca: c.ca } : {}), ...(c.cert ? { cert: c.cert } : {}), ...(c.key ? { key: c.key } : {}) }) } : {}),
           ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
           rejectUnauthorized: !c.insecureSkipTlsVerify,
         },
