@@ -103,10 +103,27 @@ export class HorizontalController extends BaseController {
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
-    const shared = this.hpas.lister.get(key);
-    if (!shared) { this.history.delete(key); return {}; }
-    await this.reconcileAutoscaler(shared, key, signal);
+    if (!this.hpas.lister.get(key)) { this.history.delete(key); return {}; }
+    try {
+      await this.sync(key, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // Upstream's queue retries every HPA at the fixed sync period, failed or not (its rate
+      // limiter is a FixedItemIntervalRateLimiter): no exponential back-off that would leave an HPA
+      // unsynced for minutes after metrics come back. The failure is in its events and conditions.
+      this.log.warn({ err, hpa: key }, 'Sync of HorizontalPodAutoscaler failed');
+    }
     return { requeueAfterMs: this.syncPeriodMs };
+  }
+
+  /**
+   * One sync of the HPA at key (upstream reconcileAutoscaler): rejects with upstream's error text
+   * when it could not read the scale or the metrics or write the scale (after recording the Event
+   * and the condition). reconcile() calls it; tests call it to see the error.
+   */
+  async sync(key: string, signal: AbortSignal): Promise<void> {
+    const shared = this.hpas.lister.get(key);
+    if (shared) await this.reconcileAutoscaler(shared, key, signal);
   }
 
   private historyOf(key: string): KeyHistory {
