@@ -76,7 +76,7 @@ test('T3: a watch resumed from a compacted resourceVersion gets 410 Expired; the
   const running = informer.run(stop.signal);
   try {
     await informer.whenSynced();
-    await waitFor(() => informer.lister.list(ns).filter((c) => c.metadata.name.startsWith('k')).length === KEYS, { timeoutMs: 30_000, what: 'the informer has every key' });
+    await waitFor(() => informer.lister.list(ns).filter((c) => /^k\d+$/.test(c.metadata.name)).length === KEYS, { timeoutMs: 30_000, what: 'the informer has every key' });
     h.hold();
     const listsBefore = h.rec.lists;
     const page1 = JSON.parse(kubectl(['get', '--raw', `/api/v1/namespaces/${ns}/configmaps?limit=2`]).stdout) as { metadata: { continue?: string; resourceVersion: string } };

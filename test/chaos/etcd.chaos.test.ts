@@ -36,6 +36,7 @@ function startWriters(prefix: string, n = 2) {
 
 test('T4: the etcd leader killed -9 under writes loses no acknowledged write and rejoins', { timeout: 300_000 }, async () => {
   const w = startWriters('l');
+  try {
   await waitFor(() => w.acked.length >= 30, { timeoutMs: 60_000, what: 'writes before the fault' });
   const { leader } = etcdMembers();
   assert.ok(leader, 'etcd has a leader');
@@ -57,6 +58,7 @@ test('T4: the etcd leader killed -9 under writes loses no acknowledged write and
     `longest write stall ${stall.toFixed(2)}s; failed (uncertain) writes ${w.failed()}; ${leader} restarted by the supervisor ${(supervised()[leader]?.restarts ?? 0) - restartsBefore}x and rejoined: ${rejoined ? 'yes' : 'NO'} (goal yes); leader now ${newLeader ?? 'none'}`);
   assert.deepEqual(lost, []);
   assert.ok(rejoined, `${leader} rejoined`);
+  } finally { await w.stop(); }
 });
 
 let seq = 0;
@@ -106,15 +108,19 @@ test('T5: quorum loss (2 of 3 etcd members stopped) fails fast with 5xx, deletes
     }
   })();
 
+  let first: ReturnType<typeof mkctlAsync> | undefined, second: ReturnType<typeof mkctlAsync> | undefined;
+  try {
   const members = etcdMembers();
   assert.equal(members.reachable.length, 3, 'three etcd members before the fault');
   // Stop the leader and one follower: the one left can elect no one.
   const victims = [members.leader!, members.reachable.find((m) => m !== members.leader)!];
   const restartsBefore = Object.fromEntries(victims.map((v) => [v, supervised()[v]?.restarts ?? 0]));
-  const first = mkctlAsync(['chaos', 'stop', victims[0]!, '--seconds', String(FIRST_BACK_S)]);
-  const second = mkctlAsync(['chaos', 'stop', victims[1]!, '--seconds', String(SECOND_BACK_S)]);
-  const tStop = Date.now();
-  await waitFor(() => first.output().includes('SIGSTOP') && second.output().includes('SIGSTOP'), { timeoutMs: 20_000, what: 'both members stopped' });
+  first = mkctlAsync(['chaos', 'stop', victims[0]!, '--seconds', String(FIRST_BACK_S)]);
+  second = mkctlAsync(['chaos', 'stop', victims[1]!, '--seconds', String(SECOND_BACK_S)]);
+  let tStop = Date.now();
+  await waitFor(() => first!.output().includes('SIGSTOP') && second!.output().includes('SIGSTOP'), { timeoutMs: 90_000, what: 'both members stopped' })
+    .catch((err: unknown) => { throw new Error(`${String(err)}\n${first!.output()}\n${second!.output()}`); });
+  tStop = Date.now();
 
   // Probes while quorum is lost: a write, a get, a consistent list, a list from the cache (may answer).
   const probes: Probe[] = [];
@@ -167,4 +173,9 @@ test('T5: quorum loss (2 of 3 etcd members stopped) fails fast with 5xx, deletes
   assert.deepEqual(deleted, [], 'no pod deleted');
   assert.deepEqual(nodeEvents, [], 'no node NotReady or tainted');
   assert.deepEqual(restarted, [], 'the stopped members were continued, not restarted');
+  } finally {
+    // Whatever failed, the stopped members are continued (mkctl chaos stop sends SIGCONT at its time).
+    watchStop.abort();
+    await Promise.all([first?.done, second?.done, nodeWatch]);
+  }
 });

@@ -173,6 +173,7 @@ test('T2: watchers cut and resumed under churn miss, repeat and reorder no event
     }
   };
   const writing = Array.from({ length: WRITERS }, (_, i) => writer(i));
+  try {
 
   await waitFor(() => acks.length >= 300 && watchers.every((w) => w.cuts >= 3), { timeoutMs: 180_000, what: '300 writes and 3 cuts per watcher' });
   const phase1Acks = acks.length;
@@ -218,4 +219,8 @@ test('T2: watchers cut and resumed under churn miss, repeat and reorder no event
   assert.equal(ooo, 0, 'out-of-order events');
   assert.equal(wrong, 0, 'relists with a state other than the acknowledged one');
   assert.ok(final, 'every watcher converged on the server state');
+  } finally {
+    stopWriters = true; stopWatch.abort();
+    await Promise.all([...writing, ...watching]);
+  }
 });
