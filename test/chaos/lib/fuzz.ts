@@ -109,8 +109,12 @@ export function hostileRequests(n: number, seed: number, sandbox: string): FuzzR
     if (r.accept) headers['accept'] = r.accept;
     // A request that would stream forever (watch, follow) is ended by the server in a second.
     let path = r.path;
-    if (/[?&](watch|follow)=/.test(path) || /\/watch\//.test(path)) path += `${path.includes('?') ? '&' : '?'}timeoutSeconds=1`;
-    if (r.b) { if (r.b.type) headers['content-type'] = r.b.type; return { method: r.method, path, headers, body: r.b.body }; }
+    if (/[?&](watch|follow)=/.test(path) || /\/watch\//.test(path)) {
+      // The first of repeated parameters counts: the only timeoutSeconds is ours.
+      path = path.replace(/([?&])timeoutSeconds=[^&]*/g, '$1x=').concat(`${path.includes('?') ? '&' : '?'}timeoutSeconds=1`);
+    }
+    // HEAD has no body: bytes after its headers would be read as the next request on the connection.
+    if (r.b && r.method !== 'HEAD') { if (r.b.type) headers['content-type'] = r.b.type; return { method: r.method, path, headers, body: r.b.body }; }
     return { method: r.method, path, headers };
   });
 }
@@ -166,6 +170,8 @@ export async function sendAll(t: Target, reqs: FuzzRequest[], concurrency: numbe
         res.on('error', () => resolve({ status: res.statusCode ?? 0, ms: Date.now() - t0, bodyStart: start.slice(0, 300) }));
       });
     } catch (err) { resolve({ status: 'error', ms: 0, error: (err as Error).message }); return; }
+    // A CONNECT's answer arrives as 'connect' (with the raw socket), not as a response.
+    req.on('connect', (res, socket) => { socket.destroy(); resolve({ status: res.statusCode ?? 0, ms: Date.now() - t0 }); });
     req.on('timeout', () => { req.destroy(new Error('timeout')); });
     req.on('error', (err) => resolve({ status: err.message === 'timeout' ? 'timeout' : 'error', ms: Date.now() - t0, error: err.message }));
     if (r.body) req.end(r.body); else req.end();
