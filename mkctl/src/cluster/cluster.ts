@@ -25,6 +25,7 @@ import { renderKubeconfig } from './kubeconfig.js';
 import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
+import { healFaults } from '../chaos/node-faults.js';
 import { DASHBOARD_URL, dashboardSpec, ensureDashboardAdmin, ensureDashboardCert } from './dashboard.js';
 
 export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
@@ -328,6 +329,8 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
   // The supervisor first, so that nothing is restarted while the rest stops.
   const sp = supervisorPaths(p);
   if (await stopSupervisor(sp)) out(`  stopped ${SUPERVISOR_NAME}`);
+  // Chaos node faults in force: stopped processes continued (so they can stop), partitions undone.
+  await healFaults(p, { shuttingDown: true, out: (l) => out(`  ${l}`) });
   rmSync(sp.specs, { recursive: true, force: true });
   const running = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)) : [];
   // Nodes first (they hold pods), then the control plane, then etcd.
