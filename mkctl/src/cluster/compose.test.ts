@@ -59,3 +59,14 @@ test('compose-pki: each service directory holds what its flags name, each identi
     assert.equal(userCn(admin), 'kubernetes-admin');
   } finally { rmSync(state, { recursive: true, force: true }); }
 });
+
+test('docker-compose.yml: every long-running service is restarted when it exits; one-shots are not', () => {
+  const root = join(import.meta.dirname, '..', '..', '..');
+  const doc = load(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { restart?: string }> };
+  const oneShot: Record<string, string> = { pki: 'no', addons: 'on-failure' };
+  const names = Object.keys(doc.services);
+  assert.ok(names.includes('apiserver') && names.includes('compose-node-1'));
+  for (const name of names) {
+    assert.equal(doc.services[name]!.restart, oneShot[name] ?? 'unless-stopped', `${name}'s restart policy`);
+  }
+});
