@@ -25,6 +25,12 @@ test('renderHaproxyConfig: TCP mode, one bind per address, one server per apiser
   assert.ok(!/mode http/.test(cfg), 'never terminates TLS (client certificates must reach the apiservers)');
 });
 
+test('renderHaproxyConfig without a CA checks /readyz over plain HTTP', () => {
+  const { caFile: _c, ...plain } = opts;
+  const cfg = renderHaproxyConfig(plain);
+  assert.ok(!cfg.includes('connect ssl') && !cfg.includes('verify') && cfg.includes('http-check send meth GET uri /readyz'));
+});
+
 test('haproxyArgs: foreground, config path among the first two arguments', () => {
   assert.deepEqual(haproxyArgs('/s/haproxy.cfg'), ['-f', '/s/haproxy.cfg', '-db']);
 });

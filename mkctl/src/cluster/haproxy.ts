@@ -10,8 +10,11 @@ export interface HaproxyConfigOptions {
   /** host:port pairs the frontend listens on (the addresses every kubeconfig names). */
   binds: readonly string[];
   servers: readonly { name: string; address: string; port: number }[];
-  /** The cluster CA (PEM file) the health check verifies the apiservers' certificates with. */
-  caFile: string;
+  /**
+   * The cluster CA (PEM file) the health check verifies the apiservers' certificates with. Absent:
+   * the apiservers serve plain HTTP and are checked so (bench/apiserver-ha, in-process apiservers).
+   */
+  caFile?: string;
   /** The admin socket `mkctl cluster status` reads the servers' states from. */
   statsSocket: string;
 }
@@ -53,10 +56,10 @@ export function renderHaproxyConfig(o: HaproxyConfigOptions): string {
     'backend apiservers',
     '  balance roundrobin',
     '  option httpchk',
-    '  http-check connect ssl',
+    ...(o.caFile ? ['  http-check connect ssl'] : []),
     '  http-check send meth GET uri /readyz',
     '  http-check expect status 200',
-    `  default-server check inter 1s fall 2 rise 2 verify required ca-file ${o.caFile} on-marked-down shutdown-sessions`,
+    `  default-server check inter 1s fall 2 rise 2${o.caFile ? ` verify required ca-file ${o.caFile}` : ''} on-marked-down shutdown-sessions`,
     ...o.servers.map((s) => `  server ${s.name} ${s.address}:${s.port}`),
     '',
   ].join('\n');
