@@ -22,6 +22,8 @@ command -v conntrack >/dev/null  || need+=(conntrack)
 command -v prometheus >/dev/null || need+=(prometheus)
 # Debian's HAProxy: the TCP balancer in front of the apiservers (mkctl cluster up --apiservers N, N > 1).
 command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
+# Debian's Chromium, driven headless by playwright-core in the dashboard's browser e2e tests (no browser download).
+[ -x /usr/bin/chromium ]         || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
