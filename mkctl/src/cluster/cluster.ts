@@ -26,6 +26,8 @@ import { renderKubeconfig } from './kubeconfig.js';
 import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
+import { healFaults } from '../chaos/node-faults.js';
+import { DASHBOARD_URL, dashboardSpec, ensureDashboardAdmin, ensureDashboardCert } from './dashboard.js';
 
 export interface UpOptions {
   nodes: number;
@@ -306,12 +308,22 @@ export async function clusterUp(o: UpOptions): Promise<void> {
     out('Add-ons:');
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
   }
+  // The web dashboard (dashboard.ts): it has no rights of its own; mkctl dashboard --url logs the admin in.
+  const dashboard = dashboardSpec(p, pki, await ensureDashboardCert(pki), `https://127.0.0.1:${APISERVER_PORT}`);
+  if (dashboard) {
+    out('Dashboard:');
+    // Not fatal: a cluster whose dashboard does not start is still a cluster (the supervisor keeps trying).
+    await ensureDashboardAdmin(p.kubeconfig)
+      .then(() => ensureRunning([{ spec: dashboard, ready: () => httpsOk(`${DASHBOARD_URL}/healthz`, { ca: pki.ca.cert }) }], p, out, timeoutMs))
+      .catch((err: unknown) => out(`  ✗ dashboard: ${(err as Error).message}`));
+  }
   writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name), apiservers: plans.map((a) => a.name) }, null, 2));
   out('');
   out('The cluster is up. Use it with:');
   out(`  export KUBECONFIG=${p.kubeconfig}`);
   out('  kubectl get nodes');
   out('  kubectl api-resources');
+  if (dashboard) out(`Dashboard: ${DASHBOARD_URL}/   log in: mkctl dashboard --url [KIND/NAME]`);
   out(`Logs: ${p.logs}/<component>.log    Stop: make down    Wipe data too: make clean`);
 }
 
@@ -373,6 +385,8 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
   // The supervisor first, so that nothing is restarted while the rest stops.
   const sp = supervisorPaths(p);
   if (await stopSupervisor(sp)) out(`  stopped ${SUPERVISOR_NAME}`);
+  // Chaos node faults in force: stopped processes continued (so they can stop), partitions undone.
+  await healFaults(p, { shuttingDown: true, out: (l) => out(`  ${l}`) });
   rmSync(sp.specs, { recursive: true, force: true });
   const running = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)) : [];
   // Nodes first (they hold pods), then the control plane, then etcd.
