@@ -156,6 +156,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           const main = app.server;
           s.on('request', (req, res) => main.emit('request', req, res));
           s.on('upgrade', (req, socket, head) => main.emit('upgrade', req, socket, head));
+          s.on('connect', (req, socket, head) => main.emit('connect', req, socket, head));
           await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, host, () => resolve()); });
           extra.push(s);
           urls.push(urlOf(host, port));

@@ -37,6 +37,7 @@ export async function listenTls(app: FastifyInstance, hosts: readonly string[], 
       const main = app.server;
       s.on('request', (req, res) => main.emit('request', req, res));
       s.on('upgrade', (req, socket, head) => main.emit('upgrade', req, socket, head));
+      s.on('connect', (req, socket, head) => main.emit('connect', req, socket, head));
       await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(chosen, host, () => resolve()); });
       chosen = (s.address() as AddressInfo).port;
       servers.push(s);
