@@ -94,8 +94,9 @@ spec:
   nodeName: ${node}
   terminationGracePeriodSeconds: 0
   containers:
-  # 64 MiB of 'a' in a shell variable: anonymous memory the shell keeps for as long as it sleeps.
-  - {name: mem, image: busybox, imagePullPolicy: IfNotPresent, command: [sh, -c, 'x=$(head -c 67108864 /dev/zero | tr "\\\\0" a); echo held; sleep 3600']}
+  # A 64 MiB string in a shell variable (doubled up from 8 bytes): anonymous memory the shell keeps
+  # while it waits (sleep in a loop: ash would exec a last simple command and drop its memory).
+  - {name: mem, image: busybox, imagePullPolicy: IfNotPresent, command: [sh, -c, 'a=aaaaaaaa; while [ \${#a} -lt 67108864 ]; do a=\$a\$a; done; echo held \${#a}; while :; do sleep 3600; done']}
 ` });
   kubectlOk(['-n', ns, 'wait', '--for=condition=Ready', 'pod/burn', 'pod/hold', '--timeout=120s'], { timeoutMs: 130_000 });
   deadline = Date.now() + 90_000;
@@ -153,11 +154,16 @@ test('/metrics/resource directly on the kubelet: upstream series, timestamps, a 
   }
   assert.match(page.body, /^# HELP container_cpu_usage_seconds_total \[STABLE\] Cumulative cpu time consumed by the container in core-seconds$/m);
   assert.equal(series(page.body, 'scrape_error', {})?.value, 0);
+  let last: number | undefined;
   const held = await waitFor(async () => {
     const text = (await kubelet('/metrics/resource')).body;
     const ws = series(text, 'container_memory_working_set_bytes', { container: 'mem', pod: 'hold', namespace: ns });
+    last = ws?.value;
     return ws && ws.value >= 64 * MiB ? { ws, text } : undefined;
-  }, { timeoutMs: 90_000, intervalMs: 2_000, what: 'the 64 MiB container at ≥ 64 MiB working set' });
+  }, { timeoutMs: 90_000, intervalMs: 2_000, what: 'the 64 MiB container at ≥ 64 MiB working set' }).catch((err: Error) => {
+    const log = kubectl(['-n', ns, 'logs', 'hold']).stdout.trim();
+    throw new Error(`${err.message}: last ${last} bytes; container log: ${log}`);
+  });
   assert.ok(held.ws.ts && Math.abs(held.ws.ts - Date.now()) < 60_000, 'an explicit, current timestamp');
   const podWs = series(held.text, 'pod_memory_working_set_bytes', { pod: 'hold', namespace: ns });
   assert.ok(podWs && podWs.value >= held.ws.value, 'the pod holds at least its container');
