@@ -11,6 +11,7 @@ deps:
 
 build: deps
 	@echo "build: tsc -b"; npx tsc -b
+	@node dashboard/dist/build-app.js
 	@bash images/build.sh
 
 up: build
