@@ -74,7 +74,7 @@ export function ServicesPage() {
   return (
     <Section title="Services">
       {eps.error && <Problem error={eps.error} what="list endpoints" />}
-      <ResourceTable r={R.services} namespace={ns} extra={{ header: 'ENDPOINTS', cell: (row) => {
+      <ResourceTable r={R.services} namespace={ns} extraVersion={eps.version} extra={{ header: 'ENDPOINTS', cell: (row) => {
         const m = metaOf(row);
         const ep = eps.items.get(`${m.namespace}/${m.name}`);
         return <span data-col="endpoints">{ep ? cellText(ep, col) : '<none>'}</span>;
