@@ -25,6 +25,7 @@ import { renderKubeconfig } from './kubeconfig.js';
 import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
+import { METRICS_SERVER_PORT, metricsServerArgs, prepareMetricsServer } from './metrics-server-addon.js';
 
 export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
 
@@ -249,6 +250,15 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   if (nodes.length > 0 && script(p, 'kubelet')) {
     out('Add-ons:');
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
+    // metrics-server runs on the host, as the control plane does (metrics-server/README.md says why).
+    const ms = script(p, 'metrics-server');
+    if (ms) {
+      const f = await prepareMetricsServer({ root: p.root, paths: p, pki, adminKubeconfig: p.kubeconfig });
+      await ensureRunning([{
+        spec: { name: 'metrics-server', command: process.execPath, args: [ms, ...metricsServerArgs(pki, f)] },
+        ready: () => httpsOk(`https://${HOST_BRIDGE_IP}:${METRICS_SERVER_PORT}/livez`, { ca: pki.ca.cert }),
+      }], p, out, timeoutMs);
+    }
   }
   writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name) }, null, 2));
   out('');
@@ -256,6 +266,7 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   out(`  export KUBECONFIG=${p.kubeconfig}`);
   out('  kubectl get nodes');
   out('  kubectl api-resources');
+  out('  kubectl top nodes        (metrics.k8s.io, through metrics-server: figures after ~15-30 s)');
   out(`Logs: ${p.logs}/<component>.log    Stop: make down    Wipe data too: make clean`);
 }
 
