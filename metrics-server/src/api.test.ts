@@ -136,3 +136,14 @@ test('discovery documents', () => {
   assert.deepEqual(v.resources.map((r) => [r.name, r.kind, r.namespaced, r.verbs.join(',')]), [['nodes', 'NodeMetrics', false, 'get,list'], ['pods', 'PodMetrics', true, 'get,list']]);
   assert.equal((serve('GET', route('/apis/metrics.k8s.io'), q(), s).body as { preferredVersion: { version: string } }).preferredVersion.version, 'v1beta1');
 });
+
+test('cpuQuantity / memoryQuantity agree with the exact Quantity formatter', async () => {
+  const { formatQuantity, formatBytes } = await import('@mk8s/api');
+  const { cpuQuantity, memoryQuantity } = await import('./api.js');
+  for (const n of [0, 1, 999, 1000, 1500, 1_000_000, 1_500_000, 2_000_000_000, 2_500_000_000, 123_456_789, 10 ** 12, 2 ** 53 + 2]) {
+    assert.equal(cpuQuantity(n), formatQuantity({ num: BigInt(n), den: 1_000_000_000n, format: 'DecimalSI' }), `${n}n`);
+  }
+  for (const b of [0, 1, 1000, 1023, 1024, 1025, 4096, 12_451_840, 1 << 30, 3 * 2 ** 40, 2 ** 53 + 2, 12_345_678]) {
+    assert.equal(memoryQuantity(b), formatBytes(b, 'BinarySI'), `${b}B`);
+  }
+});

@@ -71,14 +71,37 @@ export function goDuration(ms: number): string {
 }
 
 /** RFC 3339 seconds, as metav1.Time marshals. */
-const rfc3339 = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+let lastSecond = NaN, lastText = '';
+const rfc3339 = (ms: number): string => {
+  const sec = Math.floor(ms / 1000);
+  if (sec !== lastSecond) { lastSecond = sec; lastText = new Date(sec * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'); }
+  return lastText;
+};
 
 /** cpu in nanocores as upstream's uint64Quantity(n, DecimalSI, -9) prints ("123456n", "2m", "1"); memory BinarySI ("12Mi", "12345Ki"). */
 export function usageList(u: Usage): { cpu: string; memory: string } {
-  return {
-    cpu: formatQuantity({ num: BigInt(Math.max(0, Math.trunc(u.cpuNanoCores))), den: 1_000_000_000n, format: 'DecimalSI' }),
-    memory: formatBytes(Math.max(0, Math.round(u.memoryBytes)), 'BinarySI'),
-  };
+  return { cpu: cpuQuantity(u.cpuNanoCores), memory: memoryQuantity(u.memoryBytes) };
+}
+
+/** Nanocores as Quantity.String of DecimalSI at scale -9: the largest of n/u/m/'' that keeps the mantissa whole. */
+export function cpuQuantity(nanoCores: number): string {
+  const n = Math.max(0, Math.trunc(nanoCores));
+  if (!Number.isSafeInteger(n)) return formatQuantity({ num: BigInt(n), den: 1_000_000_000n, format: 'DecimalSI' });
+  if (n === 0) return '0';
+  if (n % 1e9 === 0) return formatQuantity({ num: BigInt(n / 1e9), den: 1n, format: 'DecimalSI' });
+  if (n % 1e6 === 0) return `${n / 1e6}m`;
+  if (n % 1e3 === 0) return `${n / 1e3}u`;
+  return `${n}n`;
+}
+
+const BIN = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+/** Bytes as Quantity.String of BinarySI: the largest Ki..Ei that keeps the mantissa whole; under 1024 decimal. */
+export function memoryQuantity(bytes: number): string {
+  const b = Math.max(0, Math.round(bytes));
+  if (b < 1024 || !Number.isSafeInteger(b)) return formatBytes(b, 'BinarySI');
+  let m = b, i = 0;
+  while (i < 6 && m % 1024 === 0) { m /= 1024; i++; }
+  return `${m}${BIN[i]}`;
 }
 
 export function nodeMetrics(n: NodeUsage, labels: Record<string, string> | undefined, now: number): KubeObject {
@@ -171,6 +194,6 @@ function pods(namespace: string, name: string | undefined, query: URLSearchParam
 
 const byName = (a: MetaLike, b: MetaLike) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
 const byNamespacedName = (a: MetaLike, b: MetaLike) => {
-  const x = `${a.metadata.namespace ?? ''}/${a.metadata.name}`, y = `${b.metadata.namespace ?? ''}/${b.metadata.name}`;
-  return x < y ? -1 : x > y ? 1 : 0;
+  const x = a.metadata.namespace ?? '', y = b.metadata.namespace ?? '';
+  return x < y ? -1 : x > y ? 1 : byName(a, b);
 };

@@ -22,8 +22,13 @@ export class PromParseError extends Error {
   constructor(readonly line: number, message: string) { super(`line ${line}: ${message}`); this.name = 'PromParseError'; }
 }
 
-const NAME_START = /[a-zA-Z_:]/;
-const NAME_CHAR = /[a-zA-Z0-9_:]/;
+/** [a-zA-Z_:] */
+const isNameStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
+/** [a-zA-Z0-9_:] */
+const isNameChar = (c: number) => isNameStart(c) || (c >= 48 && c <= 57);
+const SP = 32, TAB = 9, CR = 13, HASH = 35, LBRACE = 123, RBRACE = 125, COMMA = 44, EQ = 61, QUOTE = 34, BSLASH = 92;
+const isWs = (c: number) => c === SP || c === TAB;
+const isStop = (c: number) => c === SP || c === TAB || c === CR;
 
 function parseValue(s: string, line: number): number {
   switch (s) {
@@ -48,32 +53,32 @@ export function parsePromText(text: string, onSample: (s: PromSample) => void): 
     const start = pos;
     pos = end + 1;
     let i = start;
-    while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
-    if (i >= end || text[i] === '#' || text[i] === '\r') continue;
+    while (i < end && (text.charCodeAt(i) === SP || text.charCodeAt(i) === TAB)) i++;
+    if (i >= end || text.charCodeAt(i) === HASH || text.charCodeAt(i) === CR) continue;
     // metric name
     const nameStart = i;
-    if (!NAME_START.test(text[i]!)) throw new PromParseError(lineNo, `invalid metric name at "${text.slice(start, end)}"`);
+    if (!isNameStart(text.charCodeAt(i))) throw new PromParseError(lineNo, `invalid metric name at "${text.slice(start, end)}"`);
     i++;
-    while (i < end && NAME_CHAR.test(text[i]!)) i++;
+    while (i < end && isNameChar(text.charCodeAt(i))) i++;
     const name = text.slice(nameStart, i);
     const labels: Record<string, string> = {};
-    if (text[i] === '{') {
+    if (text.charCodeAt(i) === LBRACE) {
       i++;
       for (;;) {
-        while (i < end && (text[i] === ' ' || text[i] === ',')) i++;
-        if (text[i] === '}') { i++; break; }
+        while (i < end && (text.charCodeAt(i) === SP || text.charCodeAt(i) === COMMA)) i++;
+        if (text.charCodeAt(i) === RBRACE) { i++; break; }
         const ls = i;
-        while (i < end && NAME_CHAR.test(text[i]!)) i++;
+        while (i < end && isNameChar(text.charCodeAt(i))) i++;
         const label = text.slice(ls, i);
-        if (!label || text[i] !== '=' || text[i + 1] !== '"') throw new PromParseError(lineNo, `invalid label in "${text.slice(start, end)}"`);
+        if (!label || text.charCodeAt(i) !== EQ || text.charCodeAt(i + 1) !== QUOTE) throw new PromParseError(lineNo, `invalid label in "${text.slice(start, end)}"`);
         i += 2;
         let value = '';
         let chunk = i;
         for (;;) {
           if (i >= end) throw new PromParseError(lineNo, `unterminated label value in "${text.slice(start, end)}"`);
-          const c = text[i];
-          if (c === '"') { value += text.slice(chunk, i); i++; break; }
-          if (c === '\\') {
+          const c = text.charCodeAt(i);
+          if (c === QUOTE) { value += text.slice(chunk, i); i++; break; }
+          if (c === BSLASH) {
             value += text.slice(chunk, i);
             const e = text[i + 1];
             value += e === 'n' ? '\n' : e === '\\' ? '\\' : e === '"' ? '"' : `\\${e ?? ''}`;
@@ -85,13 +90,13 @@ export function parsePromText(text: string, onSample: (s: PromSample) => void): 
       }
     }
     // value [timestamp]
-    while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
+    while (i < end && isWs(text.charCodeAt(i))) i++;
     let j = i;
-    while (j < end && text[j] !== ' ' && text[j] !== '\t' && text[j] !== '\r') j++;
+    while (j < end && !isStop(text.charCodeAt(j))) j++;
     const value = parseValue(text.slice(i, j), lineNo);
-    while (j < end && (text[j] === ' ' || text[j] === '\t')) j++;
+    while (j < end && isWs(text.charCodeAt(j))) j++;
     let k = j;
-    while (k < end && text[k] !== ' ' && text[k] !== '\t' && text[k] !== '\r') k++;
+    while (k < end && !isStop(text.charCodeAt(k))) k++;
     const sample: PromSample = { name, labels, value };
     if (k > j) {
       const ts = Number(text.slice(j, k));
