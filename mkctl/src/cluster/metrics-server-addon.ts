@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ServiceAccounts, type KubeObject } from '@mk8s/api';
+import { ALL_VERBS, isNotFound, ServiceAccounts, type KubeObject, type ResourceDescriptor } from '@mk8s/api';
+import type { Clientset } from '@mk8s/client';
 import { createClientset } from '@mk8s/client';
 import { issueCertificate, loadCa, type PkiPaths } from '@mk8s/component-base/pki';
 import { applyObject, readManifests } from './addons.js';
@@ -25,6 +26,21 @@ export interface MetricsServerFiles { cert: string; key: string; kubeconfig: str
 export const metricsServerFiles = (p: StatePaths): MetricsServerFiles => ({
   cert: join(p.pki, 'metrics-server.crt'), key: join(p.pki, 'metrics-server.key'), kubeconfig: join(p.kubeconfigs, 'metrics-server.kubeconfig'),
 });
+
+/** apiregistration.k8s.io/v1 APIService (served by the apiserver's aggregator; not in @mk8s/api's scheme). */
+const APIServices: ResourceDescriptor = {
+  group: 'apiregistration.k8s.io', version: 'v1', kind: 'APIService', listKind: 'APIServiceList', resource: 'apiservices',
+  singular: 'apiservice', namespaced: false, shortNames: [], categories: ['api-extensions'], verbs: ALL_VERBS, subresources: ['status'],
+};
+
+async function apply(client: Clientset, obj: KubeObject): Promise<void> {
+  if (obj.kind !== 'APIService') { await applyObject(client, obj); return; }
+  const rc = client.resource<KubeObject>(APIServices);
+  let cur: KubeObject | undefined;
+  try { cur = await rc.get(obj.metadata.name ?? ''); } catch (err) { if (!isNotFound(err)) throw err; }
+  if (!cur) await rc.create(obj);
+  else await rc.update({ ...obj, metadata: { ...obj.metadata, resourceVersion: cur.metadata.resourceVersion } } as KubeObject);
+}
 
 /** The manifest's objects with the APIService's caBundle set to caPem. */
 export function metricsServerObjects(root: string, caPem: string): KubeObject[] {
@@ -61,7 +77,7 @@ export async function prepareMetricsServer(o: { root: string; paths: StatePaths;
   }
   const client = createClientset({ kubeconfig: o.adminKubeconfig, userAgent: 'mkctl-addons' });
   try {
-    for (const obj of metricsServerObjects(o.root, readFileSync(o.pki.ca.cert, 'utf8'))) await applyObject(client, obj);
+    for (const obj of metricsServerObjects(o.root, readFileSync(o.pki.ca.cert, 'utf8'))) await apply(client, obj);
     const tr = await client.resource(ServiceAccounts, 'kube-system').createSubresource('metrics-server', 'token', {
       apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: TOKEN_SECONDS },
     }) as { status?: { token?: string } };
