@@ -11,6 +11,7 @@ deps:
 
 build: deps
 	@echo "build: tsc -b"; npx tsc -b
+	@node dashboard/dist/build-app.js
 	@bash images/build.sh
 
 up: build
@@ -45,12 +46,14 @@ test: build
 	$(MKCTL) cluster down || rc=1; \
 	exit $$rc
 
-# The robustness subset of issue 21 (T1 lost updates, T4 etcd follower kill, T9 kubelet restart):
-# faults through mkctl chaos, figures printed as FIGURE lines; make test runs the same file.
+# The robustness suite of issue 21 on a fresh 3-node cluster: test/e2e/robustness.e2e.test.ts (the
+# subset make test runs: T1, T4 follower, T9) and test/chaos/**/*.chaos.test.ts (T2, T3, T4 leader,
+# T5, T13, ...), every FIGURE line summarised with its goal; non-zero when a goal is missed.
+# Bounded (CHAOS_TIMEOUT_S, default 1080 s of tests); the cluster is brought down in every case.
+# CHAOS_UP_FLAGS adds cluster up flags; `make chaos CHAOS_FILTER=t3` runs one test file.
 .PHONY: chaos
 chaos: build
-	@$(MKCTL) cluster up --nodes $(NODES)
-	@set -o pipefail; node scripts/run-tests.mjs e2e robustness.e2e; rc=$$?; $(MKCTL) cluster down; exit $$rc
+	@NODES=$${CHAOS_NODES:-3} node scripts/chaos.mjs $(CHAOS_FILTER)
 
 bench: build
 	@for b in bench/*/run.ts; do [ -f "$$b" ] && node --conditions=@mk8s/source --import tsx "$$b"; done

@@ -2,6 +2,7 @@
 // Lists test files by kind and runs them with node's test runner from TypeScript sources.
 // Node 20's --test does not expand globs, hence this script.
 //   unit: */src/**/*.test.ts (not .int.)   int: **/*.int.test.ts   e2e: test/e2e/**/*.e2e.test.ts
+//   chaos: test/chaos/**/*.chaos.test.ts (long fault-injection runs; only `make chaos` runs them)
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -24,6 +25,7 @@ const pick = {
   unit: (f) => /\/src\/.*\.test\.ts$/.test(f) && !f.endsWith('.int.test.ts') && !f.startsWith('test/'),
   int: (f) => f.endsWith('.int.test.ts'),
   e2e: (f) => f.startsWith('test/e2e/') && f.endsWith('.e2e.test.ts'),
+  chaos: (f) => f.startsWith('test/chaos/') && f.endsWith('.chaos.test.ts'),
 }[kind];
 if (!pick) { console.error(`unknown kind ${kind}`); process.exit(2); }
 let files = all.filter(pick).sort();

@@ -9,6 +9,7 @@ import { registerKubectlCommands } from './kubectl/register.js';
 import { registerNodeCommands } from './node/command.js';
 import { registerEtcdCommands } from './etcd/command.js';
 import { registerChaosCommands } from './chaos/command.js';
+import { registerDashboardCommand } from './dashboard/command.js';
 import { CliContext, type GlobalFlags } from './kubectl/context.js';
 import { formatCliError } from './kubectl/errors.js';
 
@@ -61,6 +62,7 @@ registerKubectlCommands(program, getCtx);
 registerNodeCommands(program);
 registerEtcdCommands(program);
 registerChaosCommands(program, getCtx);
+registerDashboardCommand(program, getCtx);
 
 program.parseAsync(process.argv).then(async () => { await ctx?.close(); }).catch((err: unknown) => {
   let server: string | undefined;

@@ -6,21 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { CLUSTER_DNS_IP, type DnsProbe } from '@mk8s/api/trace';
 
 const run = promisify(execFile);
-
-export const CLUSTER_DNS_IP = '10.96.0.10';
-
-/** What one lookup from one node gave. */
-export interface DnsProbe {
-  node: string;
-  name: string;
-  /** The A records (sorted). */
-  addresses: string[];
-  /** node:dns' error code (ENOTFOUND = NXDOMAIN, ETIMEOUT, ECONNREFUSED, EREFUSED, ...). */
-  error?: string;
-  ms: number;
-}
 
 const SCRIPT = `const { Resolver } = require('node:dns').promises;
 const r = new Resolver({ timeout: 2000, tries: 1 }); r.setServers([process.argv[1]]);
@@ -37,12 +25,4 @@ export async function probeDns(node: string, name: string, server = CLUSTER_DNS_
   } catch (e) {
     return { node, name, addresses: [], error: e instanceof Error ? e.message.split('\n')[0]! : String(e), ms: 0 };
   }
-}
-
-/** A problem with the probe given the addresses expected, or undefined when it answered them. */
-export function dnsProblem(p: DnsProbe, expected: readonly string[]): string | undefined {
-  if (p.error) return `${p.name} from ${p.node}: ${p.error === 'ETIMEOUT' ? `no answer from ${CLUSTER_DNS_IP} in 2 s` : p.error}`;
-  const want = [...expected].sort();
-  if (want.join(',') !== p.addresses.join(',')) return `${p.name} from ${p.node}: answered ${p.addresses.join(', ') || 'nothing'}, expected ${want.join(', ')}`;
-  return undefined;
 }

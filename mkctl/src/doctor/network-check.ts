@@ -36,7 +36,7 @@ export interface ApiView {
   services: { namespace: string; name: string; clusterIP: string; readyEndpoints: number }[];
 }
 
-import { dnsProblem, type DnsProbe } from './dns-probe.js';
+import { dnsProblem, type DnsProbe } from '@mk8s/api/trace';
 
 /** The default Service every cluster has: what the DNS check asks for. */
 export const DNS_CHECK_SERVICE = { namespace: 'default', name: 'kubernetes' };

@@ -8,24 +8,8 @@
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
-import { dnsProblem, type DnsProbe } from '../doctor/dns-probe.js';
-
-export type LinkStatus = 'ok' | 'broken' | 'waiting' | 'info';
-
-export interface Link {
-  step: string;
-  status: LinkStatus;
-  /** RFC 3339, when the evidence has one. */
-  time?: string;
-  evidence: string;
-  /** Broken/waiting links: the component that owns the step. */
-  owner?: string;
-  /** What to look at next. */
-  hint?: string;
-}
-
-/** What kube-proxy programmed on one node for a Service (from iptables-save or its metrics). */
-export interface ProxyEvidence { node: string; present: boolean; endpoints: number; detail: string }
+import { dnsProblem, type DnsProbe } from './dns.js';
+import type { Link, ProxyEvidence } from './link.js';
 
 export interface TraceInput {
   kind: 'Deployment' | 'ReplicaSet' | 'Pod' | 'Service' | 'PersistentVolumeClaim';
@@ -44,6 +28,9 @@ export interface TraceInput {
   proxy?: Record<string, ProxyEvidence[]>;
   /** Per node, the Service's name looked up from that node (absent: not checked). */
   dns?: Record<string, DnsProbe[]>;
+  /** Why `proxy` / `dns` are absent, as the info link says it (default: mkctl not run as root). */
+  proxyNotRead?: string;
+  dnsNotRead?: string;
   /** The object itself (Pod or Service), when it is the target. */
   pod?: core.Pod;
   service?: core.Service;
@@ -53,6 +40,9 @@ export interface TraceInput {
   volumes?: core.PersistentVolume[];
   claim?: core.PersistentVolumeClaim;
 }
+
+/** The node-local evidence (iptables in the node netns, DNS from the node) needs root on the machine that runs the nodes. */
+const AS_ROOT = '(run as root on the machine that runs the nodes)';
 
 type Meta = { metadata?: { uid?: string; resourceVersion?: string; creationTimestamp?: string; name?: string; ownerReferences?: { uid: string; controller?: boolean }[] } };
 
@@ -425,7 +415,7 @@ function serviceLinks(inp: TraceInput, services: core.Service[], pods: core.Pod[
       continue;
     }
     const perNode = inp.proxy;
-    if (!perNode) { links.push({ step: 'kube-proxy', status: 'info', evidence: 'proxy rules not read (run as root on the machine that runs the nodes)' }); continue; }
+    if (!perNode) { links.push({ step: 'kube-proxy', status: 'info', evidence: inp.proxyNotRead ?? `proxy rules not read ${AS_ROOT}` }); continue; }
     const nodes = (inp.nodes ?? []).map((n) => n.metadata?.name ?? '');
     const bad: string[] = []; const good: string[] = [];
     for (const n of nodes) {
@@ -452,7 +442,7 @@ function push(links: Link[], l: Link): false { links.push(l); return false; }
 function dnsLink(inp: TraceInput, svc: core.Service, ready: Set<string>, links: Link[]): boolean {
   const sname = svc.metadata?.name ?? '';
   const fqdn = `${sname}.${svc.metadata?.namespace ?? inp.namespace}.svc.cluster.local`;
-  if (!inp.dns) { links.push({ step: 'dns', status: 'info', evidence: `${fqdn} not looked up (run as root on the machine that runs the nodes)` }); return true; }
+  if (!inp.dns) { links.push({ step: 'dns', status: 'info', evidence: `${fqdn} ${inp.dnsNotRead ?? `not looked up ${AS_ROOT}`}` }); return true; }
   const headless = svc.spec?.clusterIP === 'None';
   const want = headless ? [...ready] : (svc.spec?.clusterIPs?.length ? svc.spec.clusterIPs : [svc.spec?.clusterIP ?? '']).filter((ip) => !ip.includes(':'));
   const probes = Object.values(inp.dns).flat().filter((p) => p.name === fqdn);
@@ -515,43 +505,4 @@ export function diagnose(inp: TraceInput): Link[] {
   }
   serviceLinks(inp, services, pods, links);
   return links;
-}
-
-/** The first broken link, if any. */
-export const firstBroken = (links: Link[]) => links.find((l) => l.status === 'broken');
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
-function clock(t: string | undefined): string {
-  if (!t) return '--:--:--';
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? '--:--:--' : `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
-}
-
-const MARK: Record<LinkStatus, string> = { ok: '✓', broken: '✗', waiting: '…', info: '·' };
-
-/** One line per link; a broken or waiting link adds who owns it and where to look. */
-export function formatTrace(links: Link[]): string {
-  const w = Math.max(...links.map((l) => l.step.length));
-  const out: string[] = [];
-  for (const l of links) {
-    out.push(`${MARK[l.status]} ${clock(l.time)}  ${l.step.padEnd(w)}  ${l.evidence}`);
-    if (l.status === 'broken' || l.status === 'waiting') {
-      if (l.owner) out.push(`  ${' '.repeat(8)}  ${' '.repeat(w)}  owner: ${l.owner}`);
-      if (l.hint) out.push(`  ${' '.repeat(8)}  ${' '.repeat(w)}  look at: ${l.hint}`);
-    }
-  }
-  return `${out.join('\n')}\n`;
-}
-
-/** Parses `iptables-save -t nat` for the KUBE-SVC chains of Services (by "ns/name:port" comments). */
-export function proxyEvidenceFromIptables(node: string, natText: string, services: { namespace: string; name: string }[]): ProxyEvidence[] {
-  const lines = natText.split('\n');
-  return services.map(({ namespace, name }) => {
-    const key = `${namespace}/${name}`;
-    const svcRule = lines.find((l) => l.startsWith('-A KUBE-SERVICES ') && l.includes(`"${key}:`) || (l.startsWith('-A KUBE-SERVICES ') && l.includes(`"${key} `)));
-    const chain = svcRule ? /-j (KUBE-SVC-\S+)/.exec(svcRule)?.[1] : undefined;
-    if (!chain) return { node, present: false, endpoints: 0, detail: `no KUBE-SERVICES rule for ${key}` };
-    const eps = lines.filter((l) => l.startsWith(`-A ${chain} `) && /-j KUBE-SEP-/.test(l)).length;
-    return { node, present: true, endpoints: eps, detail: `${key} → ${chain} with ${eps} endpoints` };
-  });
 }

@@ -2,7 +2,12 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as core from 'kubernetes-types/core/v1.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
-import { diagnose, firstBroken, formatTrace, proxyEvidenceFromIptables, type TraceInput } from './diagnose.js';
+import { diagnose, type TraceInput } from './diagnose.js';
+import { firstBroken, type Link } from './link.js';
+import { proxyEvidenceFromIptables } from './proxy-evidence.js';
+
+/** The chain as text, for assertion messages. */
+const show = (links: Link[]) => links.map((l) => `${l.status} ${l.step}: ${l.evidence}${l.owner ? ` [${l.owner}]` : ''}`).join('\n');
 
 const T0 = '2026-11-30T09:00:00Z';
 const node = (name: string, ready = 'True'): core.Node => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { conditions: [{ type: 'Ready', status: ready, reason: ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', message: ready === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.', lastHeartbeatTime: T0, lastTransitionTime: T0 }] } });
@@ -134,9 +139,9 @@ describe('trace diagnosis names the first broken link', () => {
     test(tc.name, () => {
       const links = diagnose(tc.input);
       const b = firstBroken(links);
-      assert.ok(b, formatTrace(links));
+      assert.ok(b, show(links));
       assert.equal(links.at(-1), b, 'stops at the first broken link');
-      assert.equal(b.step, tc.step, formatTrace(links));
+      assert.equal(b.step, tc.step, show(links));
       assert.match(b.owner ?? '', tc.owner);
       assert.match(b.evidence, tc.evidence);
       assert.ok(b.hint, 'says what to look at');
@@ -150,16 +155,10 @@ describe('trace diagnosis names the first broken link', () => {
       proxy: { 'node-1': [{ node: 'node-1', present: true, endpoints: 1, detail: 'ns/web' }], 'node-2': [{ node: 'node-2', present: true, endpoints: 1, detail: 'ns/web' }] },
       dns: { 'node-1': [{ node: 'node-1', name: 'web.ns.svc.cluster.local', addresses: ['10.96.0.20'], ms: 2 }], 'node-2': [{ node: 'node-2', name: 'web.ns.svc.cluster.local', addresses: ['10.96.0.20'], ms: 3 }] },
     }));
-    assert.equal(firstBroken(links), undefined, formatTrace(links));
+    assert.equal(firstBroken(links), undefined, show(links));
     assert.deepEqual(links.map((l) => l.step), ['stored', 'replicaset', 'pods', 'scheduled', 'node', 'image', 'started', 'ready', 'endpoints', 'kube-proxy', 'dns']);
     assert.match(links.at(-1)!.evidence, /web\.ns\.svc\.cluster\.local → 10\.96\.0\.20 from node-1 \(2 ms\), node-2 \(3 ms\)/);
     assert.match(links[0]!.evidence, /uid=d1 resourceVersion=10/);
-  });
-
-  test('formatTrace prints one line per link plus owner and hint for the broken one', () => {
-    const text = formatTrace([{ step: 'stored', status: 'ok', evidence: 'pod/x uid=1' }, { step: 'scheduled', status: 'broken', evidence: 'no', owner: 'kube-scheduler', hint: 'look' }]);
-    assert.equal(text.split('\n').length, 5);
-    assert.match(text, /✗ --:--:--  scheduled  no\n.*owner: kube-scheduler\n.*look at: look/);
   });
 });
 
@@ -185,7 +184,7 @@ describe('trace: claim → bound PV → node → mounted', () => {
   test('a Bound, mounted claim: every link ok', () => {
     const c = claim('Bound', { volumeName: 'pvc-c1' });
     const links = diagnose(pvcInput({ claim: c, claims: [c], pods: [user('node-2')] }));
-    assert.equal(firstBroken(links), undefined, formatTrace(links));
+    assert.equal(firstBroken(links), undefined, show(links));
     assert.deepEqual(links.map((l) => l.step), ['stored', 'claim', 'volume', 'node', 'mounted']);
     assert.match(links[2]!.evidence, /pvc-c1 Bound, Delete, hostPath \/d\/pvc-c1_ns_data, provisioned by mk8s.io\/local-path/);
     assert.match(links[4]!.evidence, /web-1-a on node-2 Running/);
@@ -205,7 +204,7 @@ describe('trace: claim → bound PV → node → mounted', () => {
   test('a pod chain shows its volumes; a FailedMount breaks it there', () => {
     const c = claim('Bound', { volumeName: 'pvc-c1' });
     let links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2'), pods: [user('node-2')], claims: [c], volumes: [pv] }));
-    assert.ok(links.some((l) => l.step === 'volumes' && l.status === 'ok' && /data → pvc-c1 on node-2/.test(l.evidence)), formatTrace(links));
+    assert.ok(links.some((l) => l.step === 'volumes' && l.status === 'ok' && /data → pvc-c1 on node-2/.test(l.evidence)), show(links));
     const creating: core.PodStatus = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'web', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] };
     links = diagnose(base({ kind: 'Pod', name: 'web-1-a', pod: user('node-2', creating), pods: [user('node-2', creating)], claims: [c], volumes: [pv], events: [ev('FailedMount', 'MountVolume.SetUp failed: error processing PVC ns/data: PVC is not bound')] }));
     assert.equal(firstBroken(links)?.step, 'volumes');

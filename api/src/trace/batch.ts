@@ -4,9 +4,9 @@
  * Failed reason). A CronJob's: stored (schedule, suspend, last schedule) → its last Job → that
  * Job's chain.
  */
-import type { Event, Pod } from '@mk8s/api';
+import type { Event, Pod } from '../types.js';
 import type * as batch from 'kubernetes-types/batch/v1.js';
-import type { Link } from './diagnose.js';
+import type { Link } from './link.js';
 
 const owned = <T extends { metadata?: { ownerReferences?: { controller?: boolean; uid: string }[] } }>(xs: T[], uid: string | undefined) =>
   xs.filter((x) => x.metadata?.ownerReferences?.some((o) => o.controller && o.uid === uid));

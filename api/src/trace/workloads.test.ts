@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node, Pod } from '@mk8s/api';
+import type { Node, Pod } from '../types.js';
 import { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
 
 const node = (name: string, taints?: Node['spec'] extends infer S ? S extends { taints?: infer T } ? T : never : never): Node => ({ metadata: { name }, spec: taints ? { taints } : {} });

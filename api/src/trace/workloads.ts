@@ -4,9 +4,10 @@
  * affinity, taint; eligible: pod missing, unscheduled, not Ready, old revision). A StatefulSet
  * moves one ordinal at a time, so the trace names the ordinal that holds the rollout and why.
  */
-import { daemonPodFitsNode, type Node, type Pod, type PodSpec } from '@mk8s/api';
+import { daemonPodFitsNode } from '../selectors/node-selector.js';
+import type { Node, Pod, PodSpec } from '../types.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
-import type { Link } from './diagnose.js';
+import type { Link } from './link.js';
 
 const ready = (p: Pod) => (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 const owned = (pods: Pod[], uid: string | undefined) => pods.filter((p) => p.metadata?.ownerReferences?.some((o) => o.controller && o.uid === uid));
