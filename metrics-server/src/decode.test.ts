@@ -44,3 +44,31 @@ test('mergeBatches keeps the first of duplicate keys', () => {
   const m = mergeBatches([a, b, a]);
   assert.deepEqual([...m.nodes.keys()], ['n1', 'n2']);
 });
+
+test('decodeBatch reads the kubelet\'s own rendering (Go float format, families sorted, start time without timestamp)', () => {
+  const text = `# HELP container_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the container in core-seconds
+# TYPE container_cpu_usage_seconds_total counter
+container_cpu_usage_seconds_total{container="app",namespace="ns",pod="web"} 2.316354 1700000000123
+# HELP container_memory_working_set_bytes [STABLE] Current working set of the container in bytes
+# TYPE container_memory_working_set_bytes gauge
+container_memory_working_set_bytes{container="app",namespace="ns",pod="web"} 1.2288e+07 1700000000123
+# HELP container_start_time_seconds [STABLE] Start time of the container since unix epoch in seconds
+# TYPE container_start_time_seconds gauge
+container_start_time_seconds{container="app",namespace="ns",pod="web"} 1.699999001e+09
+# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node in core-seconds
+# TYPE node_cpu_usage_seconds_total counter
+node_cpu_usage_seconds_total 1500 1700000000123
+# HELP node_memory_working_set_bytes [STABLE] Current working set of the node in bytes
+# TYPE node_memory_working_set_bytes gauge
+node_memory_working_set_bytes 2.147483648e+09 1700000000123
+# HELP pod_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the pod in core-seconds
+# TYPE pod_cpu_usage_seconds_total counter
+pod_cpu_usage_seconds_total{namespace="ns",pod="web"} 2.4 1700000000123
+# HELP resource_scrape_error [STABLE] 1 if there was an error while getting container metrics, 0 otherwise
+# TYPE resource_scrape_error gauge
+resource_scrape_error 0
+`;
+  const b = decodeBatch(text, 0, 'n1');
+  assert.deepEqual(b.nodes.get('n1'), { startTimeMs: 0, timestampMs: 1700000000123, cumulativeCpuNs: 1.5e12, memoryBytes: 2147483648 });
+  assert.deepEqual(b.pods.get('ns/web')?.containers.get('app'), { startTimeMs: 1699999001000, timestampMs: 1700000000123, cumulativeCpuNs: 2316354000, memoryBytes: 12288000 });
+});
