@@ -12,7 +12,7 @@
  *  4. heap held by the storage for N × M pods (after GC).
  * The kubelet HTTPS round trip is left out (it is the kubelet's cost, and the same for upstream).
  * Run: node --expose-gc --conditions=@mk8s/source --import tsx bench/metrics-server/run.ts
- * One unmeasured warm-up round per size; rounds alternate whether the parse or its floor goes first.
+ * Three unmeasured warm-up rounds per size; rounds alternate whether the parse or its floor goes first.
  * Env: BENCH_SIZES ("10x110,100x30": nodes x pods per node), BENCH_ROUNDS (7).
  */
 import { decodeBatch, mergeBatches, MetricsStorage, parsePromText, serve, route, type ApiSources, type MetaLike } from '@mk8s/metrics-server';
@@ -64,8 +64,8 @@ for (const [N, M] of SIZES) {
   const plainNodes = nodes.map((n) => ({ kind: 'NodeMetrics', apiVersion: 'metrics.k8s.io/v1beta1', metadata: { ...n.metadata, creationTimestamp: '2023-11-14T22:13:36Z' }, timestamp: '2023-11-14T22:13:35Z', window: '15s', usage: { cpu: '1700m', memory: '3906258Ki' } }));
   const samples: { parse: number; floor: number; round: number; serve: number; serveFloor: number }[] = [];
   let items = 0;
-  for (let r = -1; r < ROUNDS; r++) { // round -1 warms the JIT up, unmeasured
-    const k = r + 2;
+  for (let r = -3; r < ROUNDS; r++) { // rounds -3..-1 warm the JIT up, unmeasured
+    const k = r + 4;
     const ts = texts(N, M, k);
     const s = { parse: 0, floor: 0, round: 0, serve: 0, serveFloor: 0 };
     // alternate who goes first
