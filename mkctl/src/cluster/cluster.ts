@@ -252,12 +252,17 @@ export async function clusterUp(o: UpOptions): Promise<void> {
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
     // metrics-server runs on the host, as the control plane does (metrics-server/README.md says why).
     const ms = script(p, 'metrics-server');
+    // An add-on that fails does not fail the cluster: only `kubectl top` (and the HPA) lack figures.
     if (ms) {
-      const f = await prepareMetricsServer({ root: p.root, paths: p, pki, adminKubeconfig: p.kubeconfig });
-      await ensureRunning([{
-        spec: { name: 'metrics-server', command: process.execPath, args: [ms, ...metricsServerArgs(pki, f)] },
-        ready: () => httpsOk(`https://${HOST_BRIDGE_IP}:${METRICS_SERVER_PORT}/livez`, { ca: pki.ca.cert }),
-      }], p, out, timeoutMs);
+      try {
+        const f = await prepareMetricsServer({ root: p.root, paths: p, pki, adminKubeconfig: p.kubeconfig });
+        await ensureRunning([{
+          spec: { name: 'metrics-server', command: process.execPath, args: [ms, ...metricsServerArgs(pki, f)] },
+          ready: () => httpsOk(`https://${HOST_BRIDGE_IP}:${METRICS_SERVER_PORT}/livez`, { ca: pki.ca.cert }),
+        }], p, out, timeoutMs);
+      } catch (err) {
+        out(`  ✗ metrics-server not running: ${err instanceof Error ? err.message : String(err)} (kubectl top has no figures; ${join(p.logs, 'metrics-server.log')})`);
+      }
     }
   }
   writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name) }, null, 2));
