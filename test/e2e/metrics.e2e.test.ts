@@ -27,7 +27,7 @@ describe('metrics-server and kubectl top', () => {
   after(() => { kubectl(['delete', 'namespace', ns, '--wait=false']); });
 
   test('the APIService v1beta1.metrics.k8s.io is Available and discovered', async () => {
-    await kubectlAsyncOk(['wait', '--for=condition=Available', '--timeout=90s', `apiservice/${APISERVICE}`]);
+    await kubectlAsyncOk(['wait', '--for=condition=Available', '--timeout=90s', `apiservice/${APISERVICE}`], { timeoutMs: 100_000 });
     const res = await kubectlAsyncOk(['api-resources', '--api-group=metrics.k8s.io']);
     assert.match(res, /^nodes\s+metrics\.k8s\.io\/v1beta1\s+false\s+NodeMetrics$/m);
     assert.match(res, /^pods\s+metrics\.k8s\.io\/v1beta1\s+true\s+PodMetrics$/m);
