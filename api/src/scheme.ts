@@ -71,6 +71,8 @@ import type * as batch from 'kubernetes-types/batch/v1.js';
 import type * as certificates from 'kubernetes-types/certificates/v1.js';
 import type * as policy from 'kubernetes-types/policy/v1.js';
 import type * as storage from 'kubernetes-types/storage/v1.js';
+import type * as autoscaling from 'kubernetes-types/autoscaling/v2.js';
+import type * as autoscalingv1 from 'kubernetes-types/autoscaling/v1.js';
 
 export const Namespaces = define<core.Namespace>({ group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] });
 export const Pods = define<core.Pod>({ group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status', 'binding', 'log', 'exec', 'attach', 'portforward', 'eviction'] });
@@ -78,7 +80,7 @@ export const Services = define<core.Service>({ group: '', version: 'v1', kind: '
 export const EndpointsResource = define<core.Endpoints>({ group: '', version: 'v1', kind: 'Endpoints', resource: 'endpoints', namespaced: true, shortNames: ['ep'], });
 export const ConfigMaps = define<core.ConfigMap>({ group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, shortNames: ['cm'] });
 export const Secrets = define<core.Secret>({ group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true });
-export const Nodes = define<core.Node>({ group: '', version: 'v1', kind: 'Node', resource: 'nodes', namespaced: false, shortNames: ['no'], subresources: ['status'] });
+export const Nodes = define<core.Node>({ group: '', version: 'v1', kind: 'Node', resource: 'nodes', namespaced: false, shortNames: ['no'], subresources: ['proxy', 'status'] });
 export const Events = define<core.Event>({ group: '', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, shortNames: ['ev'] });
 export const ServiceAccounts = define<core.ServiceAccount>({ group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, shortNames: ['sa'], subresources: ['token'] });
 export const Deployments = define<apps.Deployment>({ group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, shortNames: ['deploy'], categories: ['all'], subresources: ['status', 'scale'] });
@@ -100,6 +102,14 @@ export const ReplicationControllers = define<core.ReplicationController>({ group
 export const ResourceQuotas = define<core.ResourceQuota>({ group: '', version: 'v1', kind: 'ResourceQuota', resource: 'resourcequotas', namespaced: true, shortNames: ['quota'], subresources: ['status'] });
 export const LimitRanges = define<core.LimitRange>({ group: '', version: 'v1', kind: 'LimitRange', resource: 'limitranges', namespaced: true, shortNames: ['limits'] });
 export const PodTemplates = define<core.PodTemplate>({ group: '', version: 'v1', kind: 'PodTemplate', resource: 'podtemplates', namespaced: true });
+
+/**
+ * autoscaling HorizontalPodAutoscalers: v2 is the preferred and storage version; v1 serves the same
+ * stored objects converted (the apiserver converts, as upstream: targetCPUUtilizationPercentage ⇄
+ * a cpu Utilization metric, v2-only fields in `autoscaling.alpha.kubernetes.io/*` annotations).
+ */
+export const HorizontalPodAutoscalers = define<autoscaling.HorizontalPodAutoscaler>({ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', namespaced: true, shortNames: ['hpa'], categories: ['all'], subresources: ['status'] });
+export const HorizontalPodAutoscalersV1 = define<autoscalingv1.HorizontalPodAutoscaler>({ group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler', resource: 'horizontalpodautoscalers', namespaced: true, shortNames: ['hpa'], categories: ['all'], subresources: ['status'] });
 
 /**
  * events.k8s.io/v1 Events: a second view of the core Events (the same stored objects, as upstream
@@ -138,6 +148,7 @@ export const RESOURCES: readonly ResourceDescriptor[] = [
   DaemonSets, StatefulSets, ControllerRevisions, PodDisruptionBudgets,
   PersistentVolumes, PersistentVolumeClaims, StorageClasses,
   CertificateSigningRequests, EventsV1,
+  HorizontalPodAutoscalers, HorizontalPodAutoscalersV1,
 ];
 
 /** Finds a served resource by group and plural name. */

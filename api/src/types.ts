@@ -17,6 +17,12 @@ export type { StorageClass, StorageClassList } from 'kubernetes-types/storage/v1
 export type { ObjectMeta, ListMeta, OwnerReference, Status as ApiStatus, StatusCause, StatusDetails, LabelSelector, LabelSelectorRequirement, Time, Condition, DeleteOptions, Preconditions } from 'kubernetes-types/meta/v1.js';
 export type { Job, JobSpec, JobStatus, JobCondition, JobList, JobTemplateSpec, CronJob, CronJobSpec, CronJobStatus, CronJobList, PodFailurePolicy, PodFailurePolicyRule, UncountedTerminatedPods } from 'kubernetes-types/batch/v1.js';
 export type { Scale } from 'kubernetes-types/autoscaling/v1.js';
+export type {
+  HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerList,
+  HorizontalPodAutoscalerBehavior, HPAScalingRules, HPAScalingPolicy, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus, MetricIdentifier,
+  CrossVersionObjectReference, ResourceMetricSource, ResourceMetricStatus, ContainerResourceMetricSource, ContainerResourceMetricStatus,
+  PodsMetricSource, PodsMetricStatus, ObjectMetricSource, ObjectMetricStatus, ExternalMetricSource, ExternalMetricStatus,
+} from 'kubernetes-types/autoscaling/v2.js';
 
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 

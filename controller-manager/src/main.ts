@@ -30,6 +30,9 @@ const flags = parseFlags(process.argv.slice(2), {
   'cluster-signing-key-file': { type: 'string' },
   'cluster-signing-duration': { type: 'string', default: '8760h0m0s' },
   'feature-gates': { type: 'string', default: '' },
+  'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+  'horizontal-pod-autoscaler-downscale-stabilization': { type: 'string', default: '5m0s' },
+  'horizontal-pod-autoscaler-tolerance': { type: 'string', default: '0.1' },
 });
 const featureGateErr = setFeatureGatesFlag(defaultFeatureGate, flags['feature-gates'] ?? '');
 if (featureGateErr) { process.stderr.write(`Error: ${featureGateErr}\n`); process.exit(1); }
@@ -81,6 +84,9 @@ function build(): ReturnType<typeof createControllerManager> {
     ...(flags['cluster-signing-cert-file'] ? { clusterSigningCertFile: flags['cluster-signing-cert-file'] } : {}),
     ...(flags['cluster-signing-key-file'] ? { clusterSigningKeyFile: flags['cluster-signing-key-file'] } : {}),
     clusterSigningDurationMs: ms('cluster-signing-duration', flags['cluster-signing-duration']),
+    hpaSyncPeriodMs: ms('horizontal-pod-autoscaler-sync-period', flags['horizontal-pod-autoscaler-sync-period']),
+    hpaDownscaleStabilizationMs: ms('horizontal-pod-autoscaler-downscale-stabilization', flags['horizontal-pod-autoscaler-downscale-stabilization']),
+    hpaTolerance: Number(flags['horizontal-pod-autoscaler-tolerance']),
     qps: Number(flags['kube-api-qps']),
     burst: Number(flags['kube-api-burst']),
     logger,

@@ -28,6 +28,7 @@ import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlaf
 import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { DisruptionController } from './controllers/disruption/disruption.js';
+import { HorizontalController } from './controllers/podautoscaler/horizontal.js';
 import { RootCACertPublisher } from './controllers/rootcacertpublisher/rootcacertpublisher.js';
 import { CsrSigningController } from './controllers/certificates/signer.js';
 import { CsrApprovingController } from './controllers/certificates/approver.js';
@@ -77,6 +78,12 @@ export interface ControllerManagerConfig {
   clusterSigningKeyFile?: string;
   /** Longest certificate csrsigning issues (--cluster-signing-duration). @default one year */
   clusterSigningDurationMs?: number;
+  /** HPA sync period (--horizontal-pod-autoscaler-sync-period). @default 15_000 */
+  hpaSyncPeriodMs?: number;
+  /** --horizontal-pod-autoscaler-downscale-stabilization. @default 300_000 */
+  hpaDownscaleStabilizationMs?: number;
+  /** --horizontal-pod-autoscaler-tolerance. @default 0.1 */
+  hpaTolerance?: number;
   /** Workers per controller (by name). */
   workers?: Partial<Record<string, number>>;
   /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
@@ -144,6 +151,14 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   },
   csrapproving: { component: 'csrapproving-controller', aliases: ['certificatesigningrequest-approving-controller'], create: (ctx) => new CsrApprovingController(ctx) },
   disruption: { component: 'controllermanager', aliases: ['disruption-controller'], create: (ctx) => new DisruptionController(ctx) },
+  horizontalpodautoscaling: {
+    component: 'horizontal-pod-autoscaler', aliases: ['horizontal-pod-autoscaler-controller'],
+    create: (ctx, cfg) => new HorizontalController(ctx, {
+      ...(cfg.hpaSyncPeriodMs !== undefined ? { syncPeriodMs: cfg.hpaSyncPeriodMs } : {}),
+      ...(cfg.hpaDownscaleStabilizationMs !== undefined ? { downscaleStabilizationMs: cfg.hpaDownscaleStabilizationMs } : {}),
+      ...(cfg.hpaTolerance !== undefined ? { tolerance: cfg.hpaTolerance } : {}),
+    }),
+  },
 };
 
 /** Resolves a --controllers list ('*', 'name', '-name', aliases) to canonical names. Throws on unknown names. */
@@ -168,10 +183,13 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
   const registry = newRegistry();
+  let fence: (req: { method: string; path: string }) => Error | undefined = () => undefined;
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-controller-manager', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
     metrics: newRestClientMetrics(registry),
+    // No write once the Lease may have passed on (a resumed, frozen leader): see writeFence.
+    writeFence: (req) => fence(req),
   });
   const informers = newInformerFactory({ client, clock, logger: log });
   const metrics = newWorkerMetrics(registry);
@@ -205,5 +223,6 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
     lead: runAll,
     shutdown: async () => { await Promise.all(recorders.map((r) => r.flush().catch(() => undefined))); },
   });
+  fence = component.writeFence;
   return { ...component, controllers };
 }

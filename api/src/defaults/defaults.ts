@@ -9,6 +9,7 @@ import { defaultCronJob, defaultJob } from './batch.js';
 import { defaultLimitRangeItem } from '../quota/limit-ranger.js';
 import { defaultDaemonSet, defaultStatefulSet } from './apps-workloads.js';
 import { admitPodDefaults, canonicalizeResourceList, defaultPod, defaultPodSpec } from './pod.js';
+import { defaultHorizontalPodAutoscaler } from './autoscaling.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './storage.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -157,6 +158,7 @@ const BY_RESOURCE: Record<string, (o: Obj) => void> = {
   '/persistentvolumes': defaultPersistentVolume,
   '/persistentvolumeclaims': defaultPersistentVolumeClaim,
   'storage.k8s.io/storageclasses': defaultStorageClass,
+  'autoscaling/horizontalpodautoscalers': defaultHorizontalPodAutoscaler,
 };
 
 /**

@@ -22,6 +22,7 @@ import { validateDeploymentSpec, validateLeaseSpec, validatePriorityClassFields,
 import { validateControllerRevision, validateControllerRevisionUpdate, validateDaemonSet, validateDaemonSetUpdate, validatePodDisruptionBudget, validateStatefulSet, validateStatefulSetUpdate } from './apps-workloads.js';
 import { validatePodTemplateObject, validateReplicationControllerSpec } from './replication.js';
 import { validateLimitRange, validateResourceQuota } from './quota.js';
+import { validateHorizontalPodAutoscaler, validateHorizontalPodAutoscalerStatus } from './autoscaling.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -66,6 +67,7 @@ const RULES: Record<string, KindRules> = {
   // request, usages, signer and conditions are checked by the apiserver's strategy, which parses the PEM.
   'certificates.k8s.io/certificatesigningrequests': { name: pathSegmentName },
   'storage.k8s.io/storageclasses': { name: nameIsDNSSubdomain, validate: validateStorageClass, validateUpdate: validateStorageClassUpdate },
+  'autoscaling/horizontalpodautoscalers': { name: nameIsDNSSubdomain, validate: (o) => [...validateHorizontalPodAutoscaler(o), ...validateHorizontalPodAutoscalerStatus(o)] },
 };
 
 export interface ValidateOptions {
@@ -111,3 +113,4 @@ export { validateObjectMeta, validateObjectMetaUpdate, validateLabels, validateA
 export { validatePodSpec, validatePodTemplateSpec, validatePodUpdate, validateResourceRequirements, validateTolerations, POD_UPDATE_FORBIDDEN_MSG } from './pod.js';
 export { validateServiceSpec, validateServiceUpdate, DEFAULT_NODE_PORT_RANGE, type ServiceValidationOptions } from './core.js';
 export { PVC_SPEC_IMMUTABLE_MSG, ACCESS_MODES } from './storage.js';
+export { validateCrossVersionObjectReference, MAX_PERIOD_SECONDS, MAX_STABILIZATION_WINDOW_SECONDS } from './autoscaling.js';

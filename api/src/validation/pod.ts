@@ -40,7 +40,7 @@ function validateQuantity(v: unknown, path: string, errs: FieldError[]): string 
   return c;
 }
 
-function validateContainerResourceName(name: string, path: string): FieldError[] {
+export function validateContainerResourceName(name: string, path: string): FieldError[] {
   const msgs = isQualifiedName(name);
   if (msgs.length) return msgs.map((m) => invalid(path, name, m));
   if (STANDARD_CONTAINER_RESOURCES.has(name) || name.startsWith('hugepages-')) return [];

@@ -68,6 +68,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r([...READ, ...WRITE], ['discovery.k8s.io'], ['endpointslices']),
       r([...READ, ...WRITE], ['coordination.k8s.io'], ['leases']),
       r([...READ, ...WRITE], ['batch'], BATCH),
+      r([...READ, ...WRITE], ['autoscaling'], ['horizontalpodautoscalers']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
     clusterRole('system:aggregate-to-view', [
       r(READ, [''], ['pods', 'pods/log', 'pods/status', 'services', 'services/status', 'endpoints', 'configmaps', 'serviceaccounts',
@@ -77,6 +78,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
       r(READ, ['policy'], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
       r(READ, ['discovery.k8s.io'], ['endpointslices']),
       r(READ, ['batch'], BATCH),
+      r(READ, ['autoscaling'], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
     ], { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }),
     clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'])]),
     clusterRole('system:public-info-viewer', [url(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/'])]),

@@ -45,8 +45,11 @@ describe('discovery', () => {
     const body = (await a.inject({ url: '/apis' })).json();
     assert.equal(body.kind, 'APIGroupList');
     const names = body.groups.map((g: Json) => g.name);
-    assert.deepEqual(names, ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io']);
+    assert.deepEqual(names, ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io', 'autoscaling']);
     assert.deepEqual(body.groups[0].preferredVersion, { groupVersion: 'apps/v1', version: 'v1' });
+    const autoscaling = body.groups.find((g: Json) => g.name === 'autoscaling');
+    assert.deepEqual(autoscaling.versions.map((v: Json) => v.version), ['v2', 'v1'], 'autoscaling serves v2 (preferred) and v1');
+    assert.deepEqual(autoscaling.preferredVersion, { groupVersion: 'autoscaling/v2', version: 'v2' });
     const group = (await a.inject({ url: '/apis/apps' })).json();
     assert.equal(group.kind, 'APIGroup');
     assert.equal(group.name, 'apps');
@@ -116,7 +119,7 @@ describe('discovery', () => {
         const nodes = body.items[0].versions[0].resources.find((r: Json) => r.resource === 'nodes');
         assert.equal(nodes.scope, 'Cluster');
       } else {
-        assert.deepEqual(body.items.map((i: Json) => i.metadata.name), ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io']);
+        assert.deepEqual(body.items.map((i: Json) => i.metadata.name), ['apps', 'coordination.k8s.io', 'discovery.k8s.io', 'scheduling.k8s.io', 'rbac.authorization.k8s.io', 'batch', 'policy', 'storage.k8s.io', 'certificates.k8s.io', 'events.k8s.io', 'autoscaling']);
         const v1 = body.items[0].versions[0];
         assert.equal(v1.version, 'v1');
         assert.equal(v1.freshness, 'Current');

@@ -33,7 +33,7 @@ describe('openapi v3', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/json');
     const paths = res.json().paths as Record<string, { serverRelativeURL: string }>;
-    assert.deepEqual(Object.keys(paths).sort(), ['api/v1', 'apis/apps/v1', 'apis/batch/v1', 'apis/certificates.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/discovery.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.k8s.io/v1', 'apis/scheduling.k8s.io/v1', 'apis/storage.k8s.io/v1']);
+    assert.deepEqual(Object.keys(paths).sort(), ['api/v1', 'apis/apps/v1', 'apis/autoscaling/v1', 'apis/autoscaling/v2', 'apis/batch/v1', 'apis/certificates.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/discovery.k8s.io/v1', 'apis/events.k8s.io/v1', 'apis/policy/v1', 'apis/rbac.authorization.k8s.io/v1', 'apis/scheduling.k8s.io/v1', 'apis/storage.k8s.io/v1']);
     for (const [key, { serverRelativeURL }] of Object.entries(paths)) {
       assert.match(serverRelativeURL, new RegExp(`^/openapi/v3/${key.replace(/\./g, '\\.')}\\?hash=[0-9A-F]{128}$`));
       const doc = await a.inject({ url: `${serverRelativeURL}&timeout=32s`, headers: { accept: 'application/json' } });

@@ -15,6 +15,7 @@ import {
 import { WORKLOAD_PRINTERS } from './workload-printers.js';
 import { STORAGE_PRINTERS } from './storage-printers.js';
 import { ADMIN_PRINTERS } from './admin-printers.js';
+import { AUTOSCALING_PRINTERS } from './autoscaling-printers.js';
 import { eventsV1ToCore } from '../registry/events/conversion.js';
 
 export { formatLabels, type Printer };
@@ -367,6 +368,7 @@ const PRINTERS: Record<string, Printer> = {
   ...WORKLOAD_PRINTERS,
   ...STORAGE_PRINTERS,
   ...ADMIN_PRINTERS,
+  ...AUTOSCALING_PRINTERS,
   '/pods': podPrinter,
   'apps/deployments': deploymentPrinter,
   'apps/replicasets': replicaSetPrinter,

@@ -152,6 +152,14 @@ const cases: { name: string; file: string; want: Record<string, unknown> }[] = [
     },
   },
   {
+    name: 'autoscale deployment web --cpu-percent=50 --min=1 --max=5 (autoscaling/v1 HPA; status counters without omitempty kept)', file: 'hpa-autoscale',
+    want: {
+      apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' },
+      spec: { scaleTargetRef: { kind: 'Deployment', name: 'web', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 50 },
+      status: { currentReplicas: 0, desiredReplicas: 0 },
+    },
+  },
+  {
     name: 'create pdb --max-unavailable=25% with a set-based selector', file: 'pdb-max-unavailable',
     want: {
       apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard2' },
@@ -209,7 +217,7 @@ const schemaRoot = (() => {
   const dir = new URL('./proto/', import.meta.url).pathname;
   const r = new protobuf.Root();
   r.resolvePath = (_o, t) => dir + t.split('/').pop();
-  r.loadSync(['runtime', 'core', 'apps', 'authentication', 'authorization', 'rbac', 'scheduling', 'batch', 'policy'].map((f) => `${dir}${f}.proto`), { keepCase: true });
+  r.loadSync(['runtime', 'core', 'apps', 'authentication', 'authorization', 'rbac', 'scheduling', 'batch', 'policy', 'autoscaling'].map((f) => `${dir}${f}.proto`), { keepCase: true });
   return r.resolveAll();
 })();
 for (const tc of cases) {

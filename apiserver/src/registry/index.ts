@@ -2,7 +2,10 @@
  * The registry: one Store per served resource, each a RestStrategy plugged into the generic
  * Store (upstream's RESTStorageProvider per API group).
  */
-import { Events, EventsV1, RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { Events, EventsV1, HorizontalPodAutoscalers, HorizontalPodAutoscalersV1, RESOURCES, REVIEW_RESOURCES } from '@mk8s/api';
+import { ConvertedViewStore } from './generic/converted-view-store.js';
+import { horizontalPodAutoscalerStrategy } from './autoscaling/strategy.js';
+import { hpaV1ToV2, hpaV2ToV1 } from './autoscaling/conversion.js';
 import { EventsV1Store } from './events/events-v1.js';
 import { Store, type StoreOptions } from './generic/store.js';
 import type { RestStrategy } from './generic/strategy.js';
@@ -52,7 +55,7 @@ export const STRATEGIES: readonly RestStrategy[] = [
   daemonSetStrategy, statefulSetStrategy, controllerRevisionStrategy, podDisruptionBudgetStrategy,
   persistentVolumeStrategy, persistentVolumeClaimStrategy, storageClassStrategy,
   replicationControllerStrategy, podTemplateStrategy, resourceQuotaStrategy, limitRangeStrategy,
-  csrStrategy,
+  csrStrategy, horizontalPodAutoscalerStrategy,
 ];
 
 export interface RegistryOptions extends Omit<StoreOptions, 'strategy'> {
@@ -73,6 +76,12 @@ export function createRegistry(o: RegistryOptions): Registry {
     if (r === EventsV1) {
       // A view of the core Events store (registered before it in RESOURCES), not a store of its own.
       reg.add({ descriptor: r, store: new EventsV1Store(reg.get(Events)!, storeOpts), subresources: builtinSubresources(r) });
+      continue;
+    }
+    if (r === HorizontalPodAutoscalersV1) {
+      // autoscaling/v1: the v2 store's objects converted (registered after it in RESOURCES).
+      const owner = reg.get(HorizontalPodAutoscalers)!;
+      reg.add({ descriptor: r, store: new ConvertedViewStore({ ...storeOpts, view: r, owner, toView: hpaV2ToV1, fromView: hpaV1ToV2 }), subresources: builtinSubresources(r) });
       continue;
     }
     const strategy = strategies.find((s) => s.resource === r) ?? { resource: r };

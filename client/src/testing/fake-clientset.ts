@@ -2,7 +2,7 @@
  * FakeClientset: a Clientset over an in-memory ObjectTracker that records every call as an
  * Action and lets tests inject results or errors with reactors (client-go kubernetes/fake).
  */
-import { ApiError, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
+import { ApiError, labelSelectorFromSet, selectorToString, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, WriteOptions } from '../interfaces.js';
 import { ObjectTracker } from './object-tracker.js';
@@ -228,10 +228,16 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
     return this.c.invoke(this.action('get', { name, subresource }), () => {
       const obj = this.t.get(this.r, this.ns, name);
       if (subresource === 'scale') {
-        const spec = obj['spec'] as { replicas?: number; selector?: { matchLabels?: Record<string, string> } } | undefined;
+        const spec = obj['spec'] as { replicas?: number; selector?: Record<string, unknown> } | undefined;
         const status = obj['status'] as { replicas?: number } | undefined;
+        // status.selector as the apiserver's scale subresource prints it (an RC's selector is a label map).
+        let selector = '';
+        try {
+          const sel = spec?.selector;
+          selector = !sel ? '' : 'matchLabels' in sel || 'matchExpressions' in sel ? selectorToString(sel as never) : labelSelectorFromSet(sel as Record<string, string>).toString();
+        } catch { selector = ''; }
         return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
-          spec: { replicas: spec?.replicas ?? 0 }, status: { replicas: status?.replicas ?? 0 } };
+          spec: { replicas: spec?.replicas ?? 0 }, status: { replicas: status?.replicas ?? 0, ...(selector ? { selector } : {}) } };
       }
       if (subresource === 'log') return '';
       return obj;

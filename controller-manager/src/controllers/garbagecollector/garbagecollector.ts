@@ -25,9 +25,13 @@ export interface GarbageCollectorOptions {
   resyncMs?: number;
 }
 
-/** The resources the collector monitors (pure): list, watch and delete, not Events. */
+/**
+ * The resources the collector monitors (pure): list, watch and delete, not Events, one version of
+ * each group/resource (the first listed: the preferred one; autoscaling/v1 HPAs are the v2 objects).
+ */
 export function collectable(resources: readonly ResourceDescriptor[]): ResourceDescriptor[] {
-  return resources.filter((r) => !(r.group === Events.group && r.resource === Events.resource) && !(r.group === 'events.k8s.io' && r.resource === 'events')
+  const seen = new Set<string>();
+  return resources.filter((r) => !seen.has(`${r.group}/${r.resource}`) && seen.add(`${r.group}/${r.resource}`) && !(r.group === Events.group && r.resource === Events.resource) && !(r.group === 'events.k8s.io' && r.resource === 'events')
     && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v as never)));
 }
 
