@@ -9,10 +9,12 @@ import type * as core from 'kubernetes-types/core/v1.js';
 import type * as apps from 'kubernetes-types/apps/v1.js';
 import type * as batch from 'kubernetes-types/batch/v1.js';
 import type * as discovery from 'kubernetes-types/discovery/v1.js';
+import type * as autoscaling from 'kubernetes-types/autoscaling/v2.js';
 import {
   collectionPath, ConfigMaps, CronJobs, DaemonSets, Deployments, EndpointSlices, Events, Jobs, Nodes, PersistentVolumeClaims,
-  PersistentVolumes, Pods, ReplicaSets, Secrets, Services, StatefulSets, type ResourceDescriptor,
+  HorizontalPodAutoscalers, lookupKind, PersistentVolumes, Pods, ReplicaSets, Secrets, Services, StatefulSets, type ResourceDescriptor,
 } from '../scheme.js';
+import { diagnoseHorizontalPodAutoscaler, type ScaleTargetView } from './hpa.js';
 import { diagnose, type TraceInput } from './diagnose.js';
 import { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
 import { diagnoseCronJob, diagnoseJob } from './batch.js';
@@ -26,14 +28,14 @@ import type { Link } from './link.js';
 export type ApiGet = (path: string) => Promise<unknown>;
 
 /** The kinds a trace follows, in the order `mkctl trace` documents them. */
-export const TRACE_KINDS = ['Deployment', 'ReplicaSet', 'Pod', 'Service', 'PersistentVolumeClaim', 'DaemonSet', 'StatefulSet', 'Job', 'CronJob'] as const;
+export const TRACE_KINDS = ['Deployment', 'ReplicaSet', 'Pod', 'Service', 'PersistentVolumeClaim', 'DaemonSet', 'StatefulSet', 'Job', 'CronJob', 'HorizontalPodAutoscaler'] as const;
 export type TraceKind = (typeof TRACE_KINDS)[number];
 export const isTraceKind = (k: string): k is TraceKind => (TRACE_KINDS as readonly string[]).includes(k);
 
 /** The descriptor of each traced kind: its collection path and its name in messages. */
 export const TRACE_RESOURCES: Readonly<Record<TraceKind, ResourceDescriptor>> = {
   Deployment: Deployments, ReplicaSet: ReplicaSets, Pod: Pods, Service: Services, PersistentVolumeClaim: PersistentVolumeClaims,
-  DaemonSet: DaemonSets, StatefulSet: StatefulSets, Job: Jobs, CronJob: CronJobs,
+  DaemonSet: DaemonSets, StatefulSet: StatefulSets, Job: Jobs, CronJob: CronJobs, HorizontalPodAutoscaler: HorizontalPodAutoscalers,
 };
 
 export interface TraceTarget { kind: TraceKind; namespace: string; name: string }
@@ -45,6 +47,7 @@ export type TraceGathered = { target: TraceTarget; sources: string[] } & (
   | { kind: 'StatefulSet'; statefulSet: apps.StatefulSet; pods: core.Pod[] }
   | { kind: 'Job'; job: batch.Job; pods: core.Pod[]; events: core.Event[] }
   | { kind: 'CronJob'; cronJob: batch.CronJob; jobs: batch.Job[]; pods: core.Pod[]; events: core.Event[] }
+  | { kind: 'HorizontalPodAutoscaler'; hpa: autoscaling.HorizontalPodAutoscaler; scaleTarget: ScaleTargetView | undefined; events: core.Event[] }
 );
 
 const objectPath = (r: ResourceDescriptor, ns: string, name: string) => `${collectionPath(r, ns)}/${encodeURIComponent(name)}`;
@@ -72,6 +75,19 @@ export async function gatherTrace(get: ApiGet, target: TraceTarget): Promise<Tra
   const list = <T>(path: string): Promise<T[]> => { sources.push(path); return listAt<T>(get, path); };
   const at = (r: ResourceDescriptor, q?: Record<string, string>) => (q ? withQuery(collectionPath(r, ns), q) : collectionPath(r, ns));
 
+  if (kind === 'HorizontalPodAutoscaler') {
+    const hpa = obj as autoscaling.HorizontalPodAutoscaler;
+    const ref = hpa.spec?.scaleTargetRef ?? { kind: '', name: '' };
+    const r = lookupKind(ref.apiVersion ?? '', ref.kind);
+    // The target (a kind this scheme knows; custom resources read as not found here), then the HPA's events.
+    const [t, events] = await Promise.all([
+      r ? (get(objectPath(r, ns, ref.name)) as Promise<{ spec?: { replicas?: number }; status?: { replicas?: number } }>).catch(() => undefined) : Promise.resolve(undefined),
+      list<core.Event>(at(Events, { fieldSelector: `involvedObject.name=${name}` })),
+    ]);
+    if (r) sources.push(withQuery(collectionPath(r, ns), { fieldSelector: `metadata.name=${ref.name}` }));
+    const scaleTarget = t ? { kind: ref.kind, name: ref.name, ...(t.spec?.replicas !== undefined ? { specReplicas: t.spec.replicas } : {}), ...(t.status?.replicas !== undefined ? { statusReplicas: t.status.replicas } : {}) } : undefined;
+    return { target, sources, kind, hpa, scaleTarget, events };
+  }
   if (kind === 'Job' || kind === 'CronJob') {
     const byName = { fieldSelector: `involvedObject.name=${name}` };
     const [pods, events] = await Promise.all([list<core.Pod>(at(Pods)), list<core.Event>(at(Events, byName))]);
@@ -125,5 +141,6 @@ export function traceLinks(g: TraceGathered): Link[] {
     case 'StatefulSet': return diagnoseStatefulSet(g.statefulSet, g.pods);
     case 'Job': return diagnoseJob(g.job, g.pods, g.events);
     case 'CronJob': return diagnoseCronJob(g.cronJob, g.jobs, g.pods, g.events);
+    case 'HorizontalPodAutoscaler': return diagnoseHorizontalPodAutoscaler(g.hpa, g.scaleTarget, g.events);
   }
 }

@@ -8,5 +8,6 @@ export * from './dns.js';
 export { diagnose, missingRefs, selectorMatches, volumeNode, type TraceInput } from './diagnose.js';
 export { diagnoseDaemonSet, diagnoseStatefulSet } from './workloads.js';
 export { diagnoseCronJob, diagnoseJob } from './batch.js';
+export { diagnoseHorizontalPodAutoscaler, metricVersus, type ScaleTargetView } from './hpa.js';
 export { proxyEvidenceFromIptables } from './proxy-evidence.js';
 export * from './gather.js';

@@ -39,7 +39,7 @@ export const REDACT_PATHS = [
 export async function buildDashboardServer(o: DashboardServerOptions): Promise<FastifyInstance> {
   const loggerInstance = o.logger.child({}, { redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } });
   const app = (o.https
-    ? Fastify({ loggerInstance, https: { cert: o.https.cert, key: o.https.key }, disableRequestLogging: false })
+    ? Fastify({ loggerInstance, https: { cert: o.https.cert, key: o.https.key } })
     : Fastify({ loggerInstance })) as unknown as FastifyInstance;
 
   app.addHook('onSend', async (_req, reply, payload) => {

@@ -59,7 +59,7 @@ export async function gatherTraceFor(ctx: CliContext, arg: string): Promise<Trac
   const name = ref?.names[0];
   if (!ref || !name) throw new CliError('error: trace needs TYPE/NAME, e.g. mkctl trace deployment/web');
   const kind = ref.resource.kind;
-  if (!isTraceKind(kind)) throw new CliError(`error: trace follows deployments, replicasets, pods, services and persistentvolumeclaims, not ${ref.resource.resource}`);
+  if (!isTraceKind(kind)) throw new CliError(`error: trace follows deployments, replicasets, pods, services, persistentvolumeclaims, daemonsets, statefulsets, jobs, cronjobs and horizontalpodautoscalers, not ${ref.resource.resource}`);
   const get: ApiGet = (path) => ctx.client.requestJson({ path });
   const g = await gatherTrace(get, { kind, namespace: ctx.namespace, name });
   await addNodeEvidence(g);
@@ -67,8 +67,8 @@ export async function gatherTraceFor(ctx: CliContext, arg: string): Promise<Trac
 }
 
 export function registerTrace(program: Command, ctx: () => CliContext): void {
-  program.command('trace').description('Walk the chain for an object (stored → children → scheduled → volumes → image → started → ready → endpoints → kube-proxy; a claim: claim → volume → node → mounted) and name the first broken link')
-    .argument('<object>', 'TYPE/NAME: deployment/web, pod/web-abc, service/web, rs/web-123, pvc/data')
+  program.command('trace').description('Walk the chain for an object (stored → children → scheduled → volumes → image → started → ready → endpoints → kube-proxy; a claim: claim → volume → node → mounted; an hpa: target → metrics → current vs target → desired → scale written) and name the first broken link')
+    .argument('<object>', 'TYPE/NAME: deployment/web, pod/web-abc, service/web, rs/web-123, pvc/data, hpa/web')
     .option('-o, --output <format>', 'json: the links as JSON')
     .action(async (arg: string, o: { output?: string }) => {
       const c = ctx();
