@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Link } from '@mk8s/api/trace';
+import { TRACE_KINDS, type Link } from '@mk8s/api/trace';
 import { chainModel, logsOf, stepLabel, traceKindOf } from './model';
 
 const ok = (step: string, evidence = step): Link => ({ step, status: 'ok', evidence });
@@ -66,4 +66,7 @@ test('labels and kinds', () => {
   assert.equal(traceKindOf('deployments'), 'Deployment');
   assert.equal(traceKindOf('Pod'), 'Pod');
   assert.equal(traceKindOf('configmaps'), undefined);
+  assert.equal(traceKindOf('hpa'), 'HorizontalPodAutoscaler');
+  // every kind the trace follows has a route kind, and none of the shared library's kinds is forgotten
+  for (const k of TRACE_KINDS) assert.equal(traceKindOf(k), k);
 });

@@ -59,6 +59,11 @@ const LABELS: Record<string, string> = {
   complete: 'Complete (job controller)',
   'last job': 'Last Job (cronjob controller)',
   schedule: 'Schedule',
+  target: 'Scale target',
+  metrics: 'Metrics available (metrics API)',
+  'current vs target': 'Current vs target',
+  desired: 'Desired replicas (HPA controller)',
+  'scale written': 'Scale written (HPA controller → target)',
 };
 
 export function stepLabel(step: string): string {
@@ -77,6 +82,7 @@ export const EXPECTED_STEPS: Readonly<Record<string, readonly string[]>> = {
   PersistentVolumeClaim: ['stored', 'claim', 'volume', 'node', 'mounted'],
   Job: ['stored', 'pods', 'complete'],
   CronJob: ['stored', 'last job', 'job stored', 'job pods', 'job complete'],
+  HorizontalPodAutoscaler: ['stored', 'target', 'metrics', 'current vs target', 'desired', 'scale written'],
 };
 
 /** Log files and `mkctl logs …` commands a hint names, then the owner's usual log. */
@@ -140,5 +146,6 @@ const KIND_ALIASES: Record<string, string> = {
   daemonset: 'DaemonSet', daemonsets: 'DaemonSet', ds: 'DaemonSet',
   statefulset: 'StatefulSet', statefulsets: 'StatefulSet', sts: 'StatefulSet',
   job: 'Job', jobs: 'Job', cronjob: 'CronJob', cronjobs: 'CronJob', cj: 'CronJob',
+  horizontalpodautoscaler: 'HorizontalPodAutoscaler', horizontalpodautoscalers: 'HorizontalPodAutoscaler', hpa: 'HorizontalPodAutoscaler',
 };
 export const traceKindOf = (k: string): string | undefined => KIND_ALIASES[k.toLowerCase()];
