@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pods, type Node, type Pod } from '@mk8s/api';
 import { newControllerFixture } from '@mk8s/client/testing';
+import type { Obj } from '../../util/meta.js';
 import { failedStatusPatch, planOrphans, planPodGC, PodGCController, QUARANTINE_MS, OUT_OF_SERVICE_TAINT } from './podgc.js';
 
-type P = Pod & { metadata: { name: string } };
-type N = Node & { metadata: { name: string } };
+type P = Obj<Pod>;
+type N = Obj<Node>;
 const pod = (name: string, o: { node?: string; phase?: string; deleting?: boolean; created?: string } = {}): P => ({
   apiVersion: 'v1', kind: 'Pod',
   metadata: { name, namespace: 'default', uid: `uid-${name}`, ...(o.created ? { creationTimestamp: o.created } : {}), ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
@@ -55,7 +56,8 @@ test('failedStatusPatch: Failed with the condition; nothing for a pod already te
 test('pod GC: pods of a deleted node are marked Failed (DeletionByPodGC) and force-deleted after the quarantine', async () => {
   const f = newControllerFixture();
   const c = f.build((ctx) => new PodGCController(ctx));
-  f.seed(pod('orphan', { node: 'gone' }), pod('kept', { node: 'n1' }), node('n1'));
+  f.seed(pod('orphan', { node: 'gone' }), pod('kept', { node: 'n1' }));
+  f.seed(node('n1'));
   await c.gc(AbortSignal.timeout(5_000));
   assert.deepEqual(f.actions({ writesOnly: true }), [], 'nothing before the quarantine');
   assert.equal(c.queue.len(), 0);
