@@ -33,6 +33,7 @@ async function fixture() {
     processes: { sample: async () => procs },
     readNetDev: async () => 'Inter-| Receive | Transmit\n face |bytes packets errs drop fifo frame compressed multicast|bytes packets errs drop fifo colls carrier compressed\n lo: 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0\n cni0: 9 1 0 0 0 0 0 0 9 1 0 0 0 0 0 0\n eth0: 1000 5 1 0 0 0 0 0 2000 6 2 0 0 0 0 0\n',
     statFs: async () => ({ capacityBytes: 100e9, availableBytes: 40e9, usedBytes: 60e9, inodes: 1000, inodesFree: 400 }),
+    volumes: { podVolumes: async (p) => (p.metadata?.uid === 'u1' ? [{ name: 'cache', usedBytes: 1000, inodesUsed: 2, timeMs: clock.now() }] : []), retain: () => {} },
     memoryCapacityBytes: 8192 * MiB,
   });
   const set = (id: string, cpuS: number, ws: number, rate?: number) => runtime.containerUsage.set(id, { usageCoreNanoSeconds: cpuS * 1e9, workingSetBytes: ws, ...(rate !== undefined ? { usageNanoCores: rate } : {}), rootfsBytes: 4096 });
@@ -54,7 +55,9 @@ test('the Summary: pods from CRI sandbox stats, the node as its pods plus its pr
   assert.equal(pod.containers[1]!.startTimeMs, Date.parse('2023-11-14T22:10:00Z'), 'not running in the status: the pod start');
   assert.equal(pod.cpu?.usageCoreNanoSeconds, 11e9);
   assert.equal(pod.memory?.workingSetBytes, 80 * MiB);
-  assert.equal(pod['ephemeral-storage']?.usedBytes, 8192);
+  assert.equal(pod['ephemeral-storage']?.usedBytes, 8192 + 1000, 'writable layers + volumes');
+  assert.equal(pod['ephemeral-storage']?.capacityBytes, 100e9);
+  assert.deepEqual(pod.volume, [{ timeMs: f.clock.now(), availableBytes: 40e9, capacityBytes: 100e9, inodesFree: 400, inodes: 1000, usedBytes: 1000, inodesUsed: 2, name: 'cache' }]);
   assert.equal(s1.node.cpu?.usageCoreNanoSeconds, 14e9, 'pods 11 s + kubelet 2 s + runtime 1 s');
   assert.equal(s1.node.cpu?.usageNanoCores, undefined, 'no rate on the first sample');
   assert.equal(s1.node.memory?.workingSetBytes, 230 * MiB);

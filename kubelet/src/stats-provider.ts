@@ -24,6 +24,7 @@ import { CpuRateCache, CumulativeSum, type ContainerStats, type FilesystemUsage,
 import type { Clock } from '@mk8s/component-base';
 import type { ContainerStatsSummary, CpuStats, FsStats, InterfaceStats, MemoryStats, NetworkStats, PodStats, Summary } from './stats-summary.js';
 import { NodeProcesses, type ProcessSample, type SystemContainerName } from './node-processes.js';
+import { VolumeStats, type VolumeUsage } from './volume-stats.js';
 
 const nsToMs = (ns: number) => Math.floor(ns / 1e6);
 
@@ -74,6 +75,16 @@ function fsOf(u: FilesystemUsage | undefined, cap: FsCapacity | undefined, fallb
   };
 }
 
+/** The filesystems' sizes and the volumes' usage a Summary's pods are built with. */
+export interface PodFsInput {
+  /** Where writable layers live (a container's rootfs capacity). */
+  imageFs?: FsCapacity | undefined;
+  /** The kubelet's root dir filesystem (volumes' and ephemeral storage's capacity). */
+  rootFs?: FsCapacity | undefined;
+  /** Volume usage by pod uid. */
+  volumes?: ReadonlyMap<string, readonly VolumeUsage[]>;
+}
+
 /** When a container of the pod started, from the pod's status (the kubelet's own record of CRI's startedAt). */
 function containerStartMs(pod: Pod | undefined, name: string): number | undefined {
   const st = [...(pod?.status?.containerStatuses ?? []), ...(pod?.status?.initContainerStatuses ?? [])].find((s) => s.name === name);
@@ -84,10 +95,11 @@ function containerStartMs(pod: Pod | undefined, name: string): number | undefine
 /**
  * podStatsFromCri turns CRI sandbox stats into the Summary's pods (pure): one entry per pod uid
  * (the newest sandbox when several are listed), containers by name, the pod's cpu, memory,
- * network and process count as the runtime summed them, ephemeral storage as the sum of its
- * containers' writable layers (on the image filesystem, imageFs' capacity).
+ * network and process count as the runtime summed them, its kubelet-managed volumes, ephemeral
+ * storage as upstream sums it (containers' writable layers + those volumes, on the node's root fs).
  */
-export function podStatsFromCri(sandboxes: readonly PodSandboxStats[], pods: readonly Pod[], nowMs: number, imageFs?: FsCapacity, onlyCpuAndMemory = false): PodStats[] {
+export function podStatsFromCri(sandboxes: readonly PodSandboxStats[], pods: readonly Pod[], nowMs: number, fs: PodFsInput = {}, onlyCpuAndMemory = false): PodStats[] {
+  const { imageFs, rootFs } = fs;
   const byUid = new Map(pods.map((p) => [p.metadata?.uid ?? '', p]));
   const chosen = new Map<string, PodSandboxStats>();
   for (const s of sandboxes) {
@@ -115,13 +127,16 @@ export function podStatsFromCri(sandboxes: readonly PodSandboxStats[], pods: rea
     const memory = memoryOf(l?.memory, nowMs); if (memory) ps.memory = memory;
     if (!onlyCpuAndMemory) {
       const network = networkOf(l?.network, nowMs); if (network) ps.network = network;
+      const cap = (c: FsCapacity | undefined) => (c ? { availableBytes: c.availableBytes, capacityBytes: c.capacityBytes, inodesFree: c.inodesFree, inodes: c.inodes } : {});
+      const vols = fs.volumes?.get(uid) ?? [];
+      if (vols.length) ps.volume = vols.map((v) => ({ timeMs: v.timeMs, ...cap(rootFs), usedBytes: v.usedBytes, inodesUsed: v.inodesUsed, name: v.name }));
       const rootfs = containers.map((c) => c.rootfs).filter((f): f is FsStats => f !== undefined);
-      if (rootfs.length) {
+      if (rootfs.length || vols.length) {
         ps['ephemeral-storage'] = {
-          timeMs: Math.max(...rootfs.map((f) => f.timeMs)),
-          ...(imageFs ? { availableBytes: imageFs.availableBytes, capacityBytes: imageFs.capacityBytes, inodesFree: imageFs.inodesFree, inodes: imageFs.inodes } : {}),
-          usedBytes: rootfs.reduce((a, f) => a + (f.usedBytes ?? 0), 0),
-          inodesUsed: rootfs.reduce((a, f) => a + (f.inodesUsed ?? 0), 0),
+          timeMs: Math.max(...rootfs.map((f) => f.timeMs), ...vols.map((v) => v.timeMs)),
+          ...cap(rootFs),
+          usedBytes: rootfs.reduce((a, f) => a + (f.usedBytes ?? 0), 0) + vols.reduce((a, v) => a + v.usedBytes, 0),
+          inodesUsed: rootfs.reduce((a, f) => a + (f.inodesUsed ?? 0), 0) + vols.reduce((a, v) => a + v.inodesUsed, 0),
         };
       }
       if (l?.process?.processCount) ps.process_stats = { process_count: l.process.processCount.value };
@@ -148,6 +163,8 @@ export interface StatsProviderOptions {
   statFs?: (path: string) => Promise<FsCapacity | undefined>;
   /** When the node started (Summary node.startTime). @default the kubelet's start */
   nodeStartTimeMs?: number;
+  /** The pods' volume usage. @default a VolumeStats on rootDir (du, cached 1 min) */
+  volumes?: Pick<VolumeStats, 'podVolumes' | 'retain'>;
   /** The node's memory capacity (node.memory.availableBytes = capacity − working set). @default os.totalmem(), the capacity the node reports */
   memoryCapacityBytes?: number;
 }
@@ -179,9 +196,11 @@ export class StatsProvider {
   private readonly rates = new CpuRateCache();
   private readonly sums = new Map<string, CumulativeSum>();
   private readonly startMs: number;
+  private readonly volumes: Pick<VolumeStats, 'podVolumes' | 'retain'>;
 
   constructor(o: StatsProviderOptions) {
     this.o = o;
+    this.volumes = o.volumes ?? new VolumeStats({ rootDir: o.rootDir, nowMs: () => o.clock.now() });
     this.processes = o.processes ?? new NodeProcesses({ nowMs: () => o.clock.now() });
     this.startMs = o.nodeStartTimeMs ?? o.clock.now();
   }
@@ -213,7 +232,13 @@ export class StatsProvider {
     const nowMs = this.o.clock.now();
     const imageUsage = imageFsInfo?.imageFilesystems[0];
     const imageCap = imageUsage?.fsId?.mountpoint ? await (this.o.statFs ?? defaultStatFs)(imageUsage.fsId.mountpoint) : undefined;
-    const pods = podStatsFromCri(sandboxes, this.o.pods(), nowMs, imageCap, only);
+    const podObjects = this.o.pods();
+    let volumes: Map<string, VolumeUsage[]> | undefined;
+    if (!only) {
+      this.volumes.retain(new Set(podObjects.map((p) => p.metadata?.uid ?? '')));
+      volumes = new Map(await Promise.all(podObjects.map(async (p) => [p.metadata?.uid ?? '', await this.volumes.podVolumes(p).catch(() => [])] as [string, VolumeUsage[]])));
+    }
+    const pods = podStatsFromCri(sandboxes, podObjects, nowMs, { imageFs: imageCap, rootFs, ...(volumes ? { volumes } : {}) }, only);
 
     // Node = pods + node processes; system containers per role.
     const podMembers = new Map<string, number>();

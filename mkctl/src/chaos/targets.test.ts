@@ -23,6 +23,14 @@ for (const tc of [
   { target: 'kubelet/node-9', want: { error: 'no kubelet of node node-9 is supervised' } },
 ]) test(`resolveTarget(${tc.target})`, () => assert.deepEqual(resolveTarget(tc.target, facts), tc.want));
 
+test('resolveTarget: apiserver names one of N (the first), apiserver-<i> that one', () => {
+  const ha: ClusterFacts = { ...facts, processes: ['apiserver-10', 'apiserver-2', 'apiserver-0', 'apiserver-1', 'haproxy', 'etcd-1'] };
+  assert.deepEqual(resolveTarget('apiserver', ha), { names: ['apiserver-0'] });
+  assert.deepEqual(resolveTarget('apiserver-1', ha), { names: ['apiserver-1'] });
+  assert.deepEqual(resolveTarget('haproxy', ha), { names: ['haproxy'] });
+  assert.deepEqual(resolveTarget('apiserver', { ...facts, processes: ['etcd-1'] }), { error: 'no apiserver is supervised' });
+});
+
 test('resolveTarget: no leader, and an unknown target, are errors naming what exists', () => {
   assert.deepEqual(resolveTarget('etcd-leader', { ...facts, etcdLeader: undefined }), { error: 'etcd has no leader now' });
   const r = resolveTarget('dockerd', facts);

@@ -41,8 +41,10 @@ export function resolveTarget(target: string, f: ClusterFacts): { names: string[
       return x ? { names: [x] } : { error: 'no etcd follower is running' };
     }
     case 'apiserver': {
-      const names = f.processes.filter((n) => /^apiserver(-\d+)?$/.test(n));
-      return names.length ? { names } : { error: 'no apiserver is supervised' };
+      // One of N (the first by name): killing every apiserver is a control-plane outage, not an HA test; name
+      // apiserver-<i> for another one.
+      const first = f.processes.filter((n) => /^apiserver(-\d+)?$/.test(n)).sort((a, b) => ordinal(a) - ordinal(b))[0];
+      return first ? { names: [first] } : { error: 'no apiserver is supervised' };
     }
     case 'controller-manager-leader':
     case 'scheduler-leader': {
@@ -64,6 +66,8 @@ export function resolveTarget(target: string, f: ClusterFacts): { names: string[
   }
   return { error: `unknown target ${target}: a process (${f.processes.join(', ')}) or a role (${ROLES.join(', ')})` };
 }
+
+const ordinal = (n: string) => Number(/-(\d+)$/.exec(n)?.[1] ?? -1);
 
 /** The signals of a fault, in order, and the pause between them. */
 export function faultSignals(action: ChaosAction, seconds: number): { signal: NodeJS.Signals; afterMs: number }[] {
