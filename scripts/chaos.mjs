@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `make chaos`: the robustness suite of issue 21 on a fresh cluster, in one run.
 //   node scripts/chaos.mjs [path-filter…]
-// Type-checks test/chaos, brings a cluster up (`cluster up --nodes $NODES` plus $CHAOS_UP_FLAGS),
+// Type-checks test/chaos, brings a cluster up (`cluster up --nodes $NODES` plus $CHAOS_UP_FLAGS, default
+// `--apiservers 3`: T7 kills apiservers behind the balancer),
 // runs test/e2e/robustness.e2e.test.ts (the subset make test also runs) and every
 // test/chaos/**/*.chaos.test.ts, prints every FIGURE line (each carries its goal), brings the
 // cluster down, and exits non-zero when a test (a goal) failed or the run overran $CHAOS_TIMEOUT_S.
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const filter = process.argv.slice(2);
 const nodes = process.env.NODES ?? '3';
-const upFlags = (process.env.CHAOS_UP_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const upFlags = (process.env.CHAOS_UP_FLAGS ?? '--apiservers 3').split(/\s+/).filter(Boolean);
 const budgetMs = Number(process.env.CHAOS_TIMEOUT_S ?? 1080) * 1000;
 const mkctl = (args) => spawnSync(process.execPath, [join(root, 'mkctl/dist/main.js'), ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, MK8S_ROOT: root } });
 const sharedDockerd = () => { if (process.env.MK8S_SHARED_DOCKERD) rmSync(join(root, '.mk8s/run/dockerd.pid'), { force: true }); };

@@ -20,6 +20,8 @@ command -v conntrack >/dev/null  || need+=(conntrack)
 [ -d /usr/lib/python3/dist-packages/kubernetes ] || need+=(python3-kubernetes)
 # Debian's Prometheus, for the e2e scrape test of every component (test/e2e/prometheus.e2e.test.ts).
 command -v prometheus >/dev/null || need+=(prometheus)
+# Debian's HAProxy: the TCP balancer in front of the apiservers (mkctl cluster up --apiservers N, N > 1).
+command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || need+=(haproxy)
 # Debian's Chromium, driven headless by playwright-core in the dashboard's browser e2e tests (no browser download).
 [ -x /usr/bin/chromium ]         || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, realClock, type Component, type Logger } from '@mk8s/component-base';
+import { hostname } from 'node:os';
+import { createLogger, realClock, runEvery, type Component, type Logger } from '@mk8s/component-base';
 import type { FastifyInstance } from 'fastify';
 import { registryPrefix } from '@mk8s/api';
 import { buildApiServer, SERVED_RESOURCES, type ApiServerOptions } from './server.js';
@@ -17,7 +18,7 @@ import { InstrumentedStorage } from './storage/instrumented-storage.js';
 import { ApiServerMetrics } from './metrics.js';
 import { startCompactor } from './storage/compactor.js';
 import { ServiceAllocator, type Registry } from './registry/index.js';
-import { reconcileKubernetesService } from './bootstrap/kubernetes-service.js';
+import { ApiserverEndpointReconciler, ENDPOINT_RENEW_INTERVAL_MS } from './bootstrap/kubernetes-service.js';
 import { extensionApiserverAuthenticationData, reconcileExtensionApiserverAuthentication, type RequestHeaderConfig } from './bootstrap/extension-apiserver-authentication.js';
 import { buildSecurity, type SecurityConfig } from './auth/security.js';
 import { listenTls, type TlsServingOptions } from './auth/secure-serving.js';
@@ -113,6 +114,8 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       const stopCompactor = new AbortController();
       const storage: Storage = cfg.storage ?? cacher!;
       const extra: Server[] = [];
+      let endpointReconciler: ApiserverEndpointReconciler | undefined;
+      let endpointLoop: Promise<void> | undefined;
       let auditBackend: LogBackend | undefined;
       try {
         const { etcdServers: _e, bindAddresses: _b, port: _p, logger: _l, storage: _s, advertiseAddress: _a, etcdCompactionIntervalMs: _c, security: _sec, tls: _tls, encryptionProviderConfig: _enc, etcdTls: _etls, auditLog: _audit, requestHeader: _rh, ...opts } = cfg;
@@ -153,6 +156,7 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
           const main = app.server;
           s.on('request', (req, res) => main.emit('request', req, res));
           s.on('upgrade', (req, socket, head) => main.emit('upgrade', req, socket, head));
+          s.on('connect', (req, socket, head) => main.emit('connect', req, socket, head));
           await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(port, host, () => resolve()); });
           extra.push(s);
           urls.push(urlOf(host, port));
@@ -169,15 +173,10 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
         const advertise = cfg.advertiseAddress ?? hosts.find((h) => !isLoopback(h) && h !== '0.0.0.0' && h !== '::');
         if (advertise && advertise !== '0.0.0.0' && advertise !== '::') {
           const a = app as FastifyInstance & { registry: Registry };
-          const opts = { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange) };
-          void (async () => {
-            for (let delay = 500; !signal.aborted; delay = Math.min(delay * 2, 10_000)) {
-              try { await reconcileKubernetesService(a.registry, opts); return; } catch (err) {
-                log.warn({ err }, 'Could not publish the kubernetes Service endpoints, retrying');
-              }
-              await new Promise((r) => setTimeout(r, delay));
-            }
-          })();
+          const clock = cfg.clock ?? realClock;
+          endpointReconciler = new ApiserverEndpointReconciler(a.registry, { advertiseAddress: advertise, port, clusterIP: serviceIP(cfg.serviceClusterIPRange), hostname: hostname(), now: () => clock.now() });
+          // The lease endpoint reconciler: renew this apiserver's identity Lease, list the live ones in the kubernetes endpoints.
+          endpointLoop = runEvery(ENDPOINT_RENEW_INTERVAL_MS, () => endpointReconciler!.reconcile(), { clock, signal: stopCompactor.signal, logger: log, what: 'Reconciling the kubernetes Service endpoints' });
         }
         // Upstream's ClientCARegistrationHook: extension apiservers read whom to trust from this ConfigMap.
         const clientCAFile = cfg.security?.clientCAFile;
@@ -213,6 +212,12 @@ export function createApiServer(cfg: ApiServerConfig): ApiServerComponent {
       }
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       stopCompactor.abort();
+      await endpointLoop;
+      // Upstream's RemoveEndpoints on shutdown: the others stop sending pods here at once, not when the Lease expires.
+      if (endpointReconciler) {
+        await Promise.race([endpointReconciler.remove(), new Promise((r) => setTimeout(r, 3_000).unref())])
+          .catch((err: unknown) => log.warn({ err }, 'Could not remove this apiserver from the kubernetes Service endpoints'));
+      }
       for (const s of extra) s.closeAllConnections();
       await Promise.all(extra.map((s) => closeServer(s)));
       await app.close();

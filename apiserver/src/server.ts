@@ -480,6 +480,10 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     app.route({ method: 'OPTIONS', url: prefix, handler: async () => { throw methodNotAllowedError(); } });
   }
 
+  // An HTTP CONNECT (a proxy tunnel request) bypasses fastify too; node would just drop the
+  // socket. Nothing here tunnels: 405 with a Status, as upstream answers a method it does not serve.
+  app.server.on('connect', (_req: IncomingMessage, socket: Duplex) => { writeStatus(socket, methodNotAllowedError()); });
+
   // exec/attach arrive as HTTP upgrades, which bypass fastify's routing: same stages, by hand.
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     let audit: AuditContext | undefined;

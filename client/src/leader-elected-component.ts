@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import type { Registry } from 'prom-client';
-import { serveHealth, type Clock, type Component, type Logger } from '@mk8s/component-base';
+import { Gauge, type Registry } from 'prom-client';
+import { metricOnce, serveHealth, type Clock, type Component, type Logger } from '@mk8s/component-base';
 import type { Clientset } from './interfaces.js';
-import { runLeaderElection } from './leader-election.js';
+import { LeaderElector } from './leader-election.js';
 
 /** The leader-election settings a component takes (upstream's --leader-elect-* flags). */
 export interface LeaderElectionConfig {
@@ -56,6 +56,18 @@ export interface LeaderElectedComponent extends Component {
   readonly healthPort: Promise<number>;
   /** True while this instance holds the Lease (or runs without leader election) and is working. */
   isLeader(): boolean;
+  /**
+   * The write fence to give the component's Clientset (ClientsetOptions.writeFence): refuses every
+   * write but the Lease's own and Events unless this instance leads with a Lease renewed within
+   * the renew deadline. A leader frozen past its Lease (SIGSTOP) thus writes nothing when it
+   * resumes, before its renew loop has even noticed and stepped down.
+   */
+  writeFence(req: { method: string; path: string }): Error | undefined;
+}
+
+/** A write refused by the fence (not sent): the instance is not, or may no longer be, the leader. */
+export class NotLeaderError extends Error {
+  constructor(lease: string, path: string) { super(`not the leader (Lease ${lease} not renewed within the renew deadline): ${path} not written`); this.name = 'NotLeaderError'; }
 }
 
 export function newLeaderElectedComponent(o: LeaderElectedComponentOptions): LeaderElectedComponent {
@@ -68,11 +80,24 @@ export function newLeaderElectedComponent(o: LeaderElectedComponentOptions): Lea
   ready.catch(() => undefined);
   let resolvePort!: (p: number) => void;
   const healthPort = new Promise<number>((res) => { resolvePort = res; });
+  const le0 = o.leaderElection ?? {};
+  const lock = { namespace: le0.namespace ?? 'kube-system', name: le0.name ?? o.leaseName };
+  const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${lock.namespace}/leases`;
+  let elector: LeaderElector | undefined;
+  // Upstream's leader_election_master_status: 1 while this instance leads (mkctl chaos finds the leader by it).
+  const masterStatus = metricOnce(o.registry, 'leader_election_master_status', () => new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.', labelNames: ['name'], registers: [o.registry] }));
+  masterStatus.set({ name: lock.name }, 0);
+  const writeFence = (req: { method: string; path: string }): Error | undefined => {
+    if (o.leaderElect === false) return undefined;
+    if (req.path === leasePath || req.path.startsWith(`${leasePath}/`) || /\/events(\/|$)/.test(req.path)) return undefined;
+    return elector?.holdsLease() ? undefined : new NotLeaderError(`${lock.namespace}/${lock.name}`, req.path);
+  };
 
   const lead = async (signal: AbortSignal): Promise<void> => {
     setMaxListeners(0, signal);
     leading = true;
-    try { await o.lead(signal); } finally { leading = false; }
+    masterStatus.set({ name: lock.name }, 1);
+    try { await o.lead(signal); } finally { leading = false; masterStatus.set({ name: lock.name }, 0); }
   };
 
   async function run(signal: AbortSignal): Promise<void> {
@@ -93,11 +118,10 @@ export function newLeaderElectedComponent(o: LeaderElectedComponentOptions): Lea
         await lead(signal);
         return;
       }
-      const le = o.leaderElection ?? {};
+      const le = le0;
       let loop: Promise<void> | undefined;
-      await runLeaderElection({
-        client: o.client, signal, clock: o.clock, logger: log,
-        lock: { namespace: le.namespace ?? 'kube-system', name: le.name ?? o.leaseName },
+      elector = new LeaderElector({
+        client: o.client, signal, clock: o.clock, logger: log, lock,
         identity: o.identity ?? `${hostname()}_${randomUUID()}`,
         ...(le.leaseDurationMs ? { leaseDurationMs: le.leaseDurationMs } : {}),
         ...(le.renewDeadlineMs ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
@@ -108,6 +132,7 @@ export function newLeaderElectedComponent(o: LeaderElectedComponentOptions): Lea
         },
         onNewLeader: (id) => log.info({ leader: id }, 'New leader elected'),
       });
+      await elector.run();
       await loop;
       if (!signal.aborted && loop) throw new Error('leaderelection lost');
     } finally {
@@ -116,5 +141,5 @@ export function newLeaderElectedComponent(o: LeaderElectedComponentOptions): Lea
     }
   }
 
-  return { name: o.name, ready, run, healthPort, isLeader: () => leading };
+  return { name: o.name, ready, run, healthPort, isLeader: () => leading, writeFence };
 }

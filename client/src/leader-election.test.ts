@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { Leases, errors, type KubeObject } from '@mk8s/api';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { FakeClientset } from './testing/fake-clientset.js';
-import { formatMicroTime, runLeaderElection, type LeaderElectionOptions } from './leader-election.js';
+import { formatMicroTime, LeaderElector, runLeaderElection, type LeaderElectionOptions } from './leader-election.js';
+import type { Clock } from '@mk8s/component-base';
 
 const flush = async (n = 20) => { for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r)); };
 /** Advances the fake clock in steps, letting async continuations run between them. */
@@ -103,5 +104,32 @@ describe('leader election', () => {
     assert.equal(a.state.leading, true);
     a.ac.abort();
     await a.done;
+  });
+
+  test('a leader frozen past the renew deadline holds no lease on resume and steps down without renewing', async () => {
+    const fake = new FakeClock();
+    // A SIGSTOP: the wall clock moves on while none of the process' timers run.
+    let frozenMs = 0;
+    const clock: Clock = { now: () => fake.now() + frozenMs, setTimeout: (fn, ms) => fake.setTimeout(fn, ms), sleep: (ms, sig) => fake.sleep(ms, sig) } as Clock;
+    const c = new FakeClientset({ clock: fake });
+    const ac = new AbortController();
+    let stopped = false;
+    let leading: AbortSignal | undefined;
+    const e = new LeaderElector({ client: c, clock, identity: 'a', lock: { namespace: 'kube-system', name: 'lock' }, signal: ac.signal, releaseOnCancel: false,
+      onStartedLeading: (s) => { leading = s; }, onStoppedLeading: () => { stopped = true; } });
+    const done = e.run();
+    await flush();
+    assert.equal(e.holdsLease(), true);
+    await advance(fake, 2_100);
+    assert.equal(e.holdsLease(), true, 'renewed');
+    const renewed = (await spec(c)).renewTime;
+    frozenMs = 20_000;
+    assert.equal(e.isLeader(), true, 'its renew loop has not run yet');
+    assert.equal(e.holdsLease(), false, 'but it may not write: the lease may have passed on');
+    await advance(fake, 2_100);
+    await done;
+    assert.equal(stopped, true);
+    assert.equal(leading?.aborted, true);
+    assert.equal((await spec(c)).renewTime, renewed, 'stepped down without renewing');
   });
 });

@@ -54,6 +54,8 @@ export class LeaderElector {
   private observedTime = 0;
   private reportedLeader: string | undefined;
   private leading = false;
+  /** When the last successful acquire/renew attempt started (clock ms). */
+  private lastRenewStart = 0;
 
   constructor(private readonly o: LeaderElectionOptions) {
     this.leases = o.client.resource<LeaseObject>(Leases, o.lock.namespace);
@@ -67,6 +69,17 @@ export class LeaderElector {
 
   /** True while this elector holds the lease. */
   isLeader(): boolean { return this.leading; }
+
+  /**
+   * True while this elector leads and its last successful renewal started less than
+   * renewDeadlineMs ago, i.e. no other candidate can have taken the Lease over yet (they wait
+   * leaseDurationMs from when they saw that renewal). A leader that was frozen (SIGSTOP, a long
+   * GC pause) sees false here at once when it resumes, before its renew loop runs: work done
+   * while leading must check this before each write (the leader-elected component's write fence).
+   */
+  holdsLease(now = this.clock.now()): boolean {
+    return this.leading && now - this.lastRenewStart < this.renewDeadlineMs;
+  }
   /** The last observed holder ('' if none). */
   getLeader(): string { return this.observed?.spec.holderIdentity ?? ''; }
 
@@ -103,9 +116,15 @@ export class LeaderElector {
   }
 
   private async renewLoop(signal: AbortSignal): Promise<void> {
-    let lastRenew = this.clock.now();
+    let lastRenew = this.lastRenewStart;
     while (!signal.aborted) {
       try { await this.clock.sleep(this.retryPeriodMs, signal); } catch { return; }
+      // Woken past the renew deadline (the process was frozen): another candidate may lead by now,
+      // so step down without renewing, as upstream's renew timeout does.
+      if (this.clock.now() - lastRenew >= this.renewDeadlineMs) {
+        this.log.warn({ renewDeadlineMs: this.renewDeadlineMs, sinceRenewMs: this.clock.now() - lastRenew }, 'Lease not renewed within the renew deadline (process paused?), stepping down');
+        return;
+      }
       // Bound one attempt by what is left of the renew deadline, so a hung request cannot keep us "leading".
       const left = Math.max(1, this.renewDeadlineMs - (this.clock.now() - lastRenew));
       const attempt = new AbortController();
@@ -115,7 +134,7 @@ export class LeaderElector {
       let ok = false;
       try { ok = await this.tryAcquireOrRenew(attempt.signal); } finally { cancelTimer(); signal.removeEventListener('abort', onAbort); }
       if (signal.aborted) return;
-      if (ok) { lastRenew = this.clock.now(); continue; }
+      if (ok) { lastRenew = this.lastRenewStart; continue; }
       if (this.clock.now() - lastRenew >= this.renewDeadlineMs) {
         this.log.warn({ renewDeadlineMs: this.renewDeadlineMs }, 'Failed to renew lease, stepping down');
         return;
@@ -145,6 +164,7 @@ export class LeaderElector {
           spec: mine({ acquireTime: formatMicroTime(now), leaseTransitions: 0 }),
         }, opts);
         this.observe(created, now);
+        this.lastRenewStart = now;
         return true;
       } catch (e) {
         if (!isAlreadyExists(e)) this.log.warn({ err: e }, 'Could not create lease');
@@ -162,6 +182,7 @@ export class LeaderElector {
     try {
       const updated = await this.leases.update({ ...lease, spec: next }, opts);
       this.observe(updated, now);
+      this.lastRenewStart = now;
       return true;
     } catch (err) {
       if (!isConflict(err)) this.log.warn({ err }, 'Could not update lease');

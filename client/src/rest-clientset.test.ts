@@ -23,6 +23,20 @@ const JSON_HDR = { headers: { 'content-type': 'application/json' } };
 const pod = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' } });
 
 describe('RestClientset', () => {
+  test('writeFence refuses a write before it is sent; reads pass', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(SERVER);
+    let open = false;
+    const c = createClientset({ server: SERVER, dispatcher: agent, qps: 0, writeFence: (r) => (open ? undefined : new Error(`fenced ${r.method} ${r.path}`)) });
+    pool.intercept({ path: '/api/v1/namespaces/default/pods/a', method: 'GET' }).reply(200, pod('a'), JSON_HDR);
+    assert.equal((await c.resource(Pods, 'default').get('a')).metadata.name, 'a');
+    await assert.rejects(c.resource(Pods, 'default').create(pod('b')), /fenced POST \/api\/v1\/namespaces\/default\/pods/);
+    open = true;
+    pool.intercept({ path: '/api/v1/namespaces/default/pods?fieldManager=mk8s', method: 'POST' }).reply(201, pod('b'), JSON_HDR);
+    assert.equal((await c.resource(Pods, 'default').create(pod('b'))).metadata.name, 'b');
+  });
+
   test('get builds the path from the scheme and sends the user agent', async () => {
     const { pool, c } = setup();
     let ua = '';

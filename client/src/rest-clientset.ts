@@ -2,6 +2,7 @@
  * RestClientset: the Clientset over HTTP(S) with undici (client-go rest + kubernetes typed
  * clients). Paths come from the scheme; errors become ApiError from the server's Status.
  */
+import { createSecureContext } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { ApiError, collectionPath, type ApiStatus, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
@@ -44,6 +45,11 @@ export interface ClientsetOptions {
   maxRetries?: number;
   /** rest_client_* metrics (newRestClientMetrics). @default none */
   metrics?: RestClientMetrics;
+  /**
+   * Consulted right before every request but GET is sent: an Error returned is thrown instead of
+   * sending (a leader-elected component's fence: no write once its Lease may have passed on).
+   */
+  writeFence?: (req: { method: string; path: string }) => Error | undefined;
 }
 
 /** Options of a raw request. */
@@ -98,8 +104,10 @@ export class RestClientset implements Clientset {
   private readonly metrics: RestClientMetrics | undefined;
   /** The `host` label: host:port of the server, as client-go's url.Host. */
   private readonly metricsHost: string;
+  private readonly writeFence: ClientsetOptions['writeFence'];
 
   constructor(o: ClientsetOptions & { restConfig: RestConfig }) {
+    this.writeFence = o.writeFence;
     this.clock = o.clock ?? realClock;
     this.maxRetries = o.maxRetries ?? 10;
     this.config = o.restConfig;
@@ -115,9 +123,8 @@ export class RestClientset implements Clientset {
       const c = this.config;
       this.dispatcher = new Agent({
         connect: {
-          ...(c.ca ? { ca: c.ca } : {}),
-          ...(c.cert ? { cert: c.cert } : {}),
-          ...(c.key ? { key: c.key } : {}),
+          // One context for every connection: given ca/cert/key, each TLS connect parsed them anew.
+          ...(c.ca || c.cert || c.key ? { secureContext: createSecureContext({ ...(c.ca ? { ca: c.ca } : {}), ...(c.cert ? { cert: c.cert } : {}), ...(c.key ? { key: c.key } : {}) }) } : {}),
           ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
           rejectUnauthorized: !c.insecureSkipTlsVerify,
         },
@@ -141,6 +148,10 @@ export class RestClientset implements Clientset {
       const waitStart = this.metrics ? performance.now() : 0;
       await this.bucket.acquire(req.signal);
       if (this.metrics) this.metrics.observeRateLimiterWait({ method: req.method ?? 'GET', host: this.metricsHost, seconds: (performance.now() - waitStart) / 1000 });
+      if (this.writeFence && (req.method ?? 'GET') !== 'GET') {
+        const refused = this.writeFence({ method: req.method!, path: req.path });
+        if (refused) throw refused;
+      }
       const res = await this.timedSend(req);
       // As client-go's checkWait: Retry-After means the server did not process the request.
       const retryAfter = Number(res.headers['retry-after']);

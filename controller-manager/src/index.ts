@@ -12,3 +12,5 @@ export { CidrSet } from './controllers/nodeipam/cidrset.js';
 export { computeHash } from './util/hash.js';
 export { ControllerExpectations } from './util/expectations.js';
 export { parseDuration } from './util/meta.js';
+export { HorizontalController, type HorizontalControllerOptions } from './controllers/podautoscaler/horizontal.js';
+export { FakeMetricsClient, RestMetricsClient, type MetricsClient, type PodMetricsInfo } from './controllers/podautoscaler/metrics-client.js';

@@ -183,10 +183,13 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
   const registry = newRegistry();
+  let fence: (req: { method: string; path: string }) => Error | undefined = () => undefined;
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-controller-manager', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
     metrics: newRestClientMetrics(registry),
+    // No write once the Lease may have passed on (a resumed, frozen leader): see writeFence.
+    writeFence: (req) => fence(req),
   });
   const informers = newInformerFactory({ client, clock, logger: log });
   const metrics = newWorkerMetrics(registry);
@@ -220,5 +223,6 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
     lead: runAll,
     shutdown: async () => { await Promise.all(recorders.map((r) => r.flush().catch(() => undefined))); },
   });
+  fence = component.writeFence;
   return { ...component, controllers };
 }

@@ -127,3 +127,25 @@ test('ttl-after-finished: reconciles without touching cached objects', async () 
   await c.reconcile('default/old', AbortSignal.timeout(5000));
   assert.ok(f.client.actions().length > 0, 'the controller did something');
 });
+
+test('horizontalpodautoscaling: reconciles without touching cached objects', async () => {
+  const { HorizontalController } = await import('./controllers/podautoscaler/horizontal.js');
+  const { FakeMetricsClient } = await import('./controllers/podautoscaler/metrics-client.js');
+  const f = newControllerFixture();
+  const metrics = new FakeMetricsClient();
+  metrics.resources.set('cpu', new Map([['burn-a', { value: 90, timestampMs: f.clock.now(), windowMs: 15_000 }]]));
+  const c = f.build((ctx) => new HorizontalController(ctx, { metrics }));
+  for (const o of objects()) f.seed(o);
+  const started = new Date(f.clock.now() - 3_600_000).toISOString();
+  f.seed({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'burn', namespace: 'default' }, spec: { replicas: 1, selector: { matchLabels: { app: 'burn' } }, template: {} }, status: { replicas: 1 } } as KubeObject);
+  f.seed({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'burn-a', namespace: 'default', labels: { app: 'burn' } }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] },
+    status: { phase: 'Running', startTime: started, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: started }] } } as KubeObject);
+  f.seed({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'burn', namespace: 'default', generation: 1 },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'burn' }, minReplicas: 1, maxReplicas: 5,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+      behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 1, periodSeconds: 15 }] }, scaleDown: { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] } } },
+    status: { desiredReplicas: 1, currentReplicas: 1, conditions: [{ type: 'AbleToScale', status: 'True', reason: 'ReadyForNewScale', message: 'm' }] } } as KubeObject);
+  freezeCaches(f);
+  await c.reconcile('default/burn', AbortSignal.timeout(5000));
+  assert.deepEqual(f.recorder.events, ['Normal SuccessfulRescale New size: 2; reason: cpu resource utilization (percentage of request) above target']);
+});

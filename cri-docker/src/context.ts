@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import type { Logger } from '@mk8s/component-base';
 import { CriError, type ContainerState, type PodSandboxState } from '@mk8s/proto';
 import type { CniNetwork } from './cni/cni.js';
+import type { StatsReader } from './stats-reader.js';
 import { NODE_LABEL, TYPE_LABEL } from './labels.js';
 import { toCriError } from './docker-errors.js';
 
@@ -25,6 +26,8 @@ export interface ShimContext {
   /** Containers whose start failed (Docker lists them as created): listed as exited, as their status says. */
   startFailed: Set<string>;
   logger: Logger;
+  /** Samples containers and pods from their cgroups, with the caches that keep a scrape cheap and a CPU rate right. */
+  stats: StatsReader;
   /** Runs a command (for nsenter); injected for tests. */
   run(cmd: string, args: string[]): Promise<{ code: number; stdout: string }>;
 }

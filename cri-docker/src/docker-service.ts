@@ -25,7 +25,7 @@ import { exec, execSync } from './exec.js';
 import { attach } from './container-attach.js';
 import { containerLogs, reopenContainerLog } from './container-logs.js';
 import { containerStats, listContainerStats } from './container-stats.js';
-import { listPodSandboxStats } from './sandbox-stats.js';
+import { listPodSandboxStats, podSandboxStats } from './sandbox-stats.js';
 import { status, updateRuntimeConfig } from './runtime-status.js';
 import { listImages } from './image-list.js';
 import { imageStatus } from './image-status.js';
@@ -55,6 +55,7 @@ export class DockerRuntimeService implements RuntimeService {
   reopenContainerLog(id: string): Promise<void> { return reopenContainerLog(this.ctx, id); }
   containerStats(id: string): Promise<ContainerStats> { return containerStats(this.ctx, id); }
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> { return listContainerStats(this.ctx, filter); }
+  podSandboxStats(id: string): Promise<PodSandboxStats> { return podSandboxStats(this.ctx, id); }
   listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> { return listPodSandboxStats(this.ctx, filter); }
   updateRuntimeConfig(config: RuntimeConfig): Promise<void> { return updateRuntimeConfig(this.ctx, config); }
   status(): Promise<RuntimeStatus> { return status(this.ctx); }

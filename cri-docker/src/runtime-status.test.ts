@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import { silentLogger } from '@mk8s/component-base';
 import { CniNetwork } from './cni/cni.js';
 import type { ShimContext } from './context.js';
+import { StatsReader } from './stats-reader.js';
 import { status, updateRuntimeConfig } from './runtime-status.js';
 import { criContainerState, exitReason } from './container-status.js';
 import { bindSpec } from './container-create.js';
@@ -16,7 +17,7 @@ function ctx(t: { after(fn: () => void): void }, pingOk = true): ShimContext {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const docker = { ping: async () => { if (!pingOk) throw new Error('connect ENOENT /var/run/docker.sock'); return 'OK'; } } as unknown as Docker;
   return {
-    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), sandboxes: new Map(), created: new Set(), startFailed: new Set(), logger: silentLogger(),
+    docker, nodeName: 'n1', pauseImage: 'mk8s/pause:3.9', networkPlugin: 'cni', ips: new Map(), sandboxes: new Map(), created: new Set(), startFailed: new Set(), logger: silentLogger(), stats: new StatsReader({ logger: silentLogger() }),
     cni: new CniNetwork({ confDir: join(dir, 'net.d'), binDirs: [], ipamDataDir: join(dir, 'ipam') }),
     run: async () => ({ code: 1, stdout: '' }),
   };

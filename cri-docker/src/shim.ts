@@ -7,6 +7,8 @@ import { serveCri } from '@mk8s/proto';
 import { CniNetwork, type CniExec } from './cni/cni.js';
 import type { ShimContext } from './context.js';
 import { DockerImageService, DockerRuntimeService } from './docker-service.js';
+import { StatsReader } from './stats-reader.js';
+import { ensureCgroupMounts } from './cgroup-mount.js';
 
 /** Options for {@link createCriDockerShim}. */
 export interface CriDockerShimOptions {
@@ -37,6 +39,11 @@ export interface CriDockerShimOptions {
   cniExec?: CniExec;
   /** Run the mk8s-bridge plugin in the shim's process instead of exec'ing it. @default true */
   cniInProcess?: boolean;
+  /**
+   * Where the cgroup tree is read. When it is empty (`ip netns exec` remounted /sys), the shim
+   * mounts the hierarchies there in its own mount namespace (cgroup-mount.ts). @default '/sys/fs/cgroup'
+   */
+  cgroupRoot?: string;
 }
 
 /** What the shim exposes besides Component: the services (for in-process use) and ports. */
@@ -82,6 +89,7 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
     created: new Set(),
     startFailed: new Set(),
     logger,
+    stats: new StatsReader({ logger, cgroupRoot: o.cgroupRoot ?? '/sys/fs/cgroup' }),
     run: runCommand,
   };
   const runtime = new DockerRuntimeService(ctx);
@@ -97,6 +105,7 @@ export function createCriDockerShim(o: CriDockerShimOptions): CriDockerShim {
     images,
     healthPort: () => healthPort,
     async run(signal: AbortSignal): Promise<void> {
+      await ensureCgroupMounts({ root: o.cgroupRoot ?? '/sys/fs/cgroup', logger, run: ctx.run });
       if (o.podCidr) await runtime.updateRuntimeConfig({ networkConfig: { podCidr: o.podCidr } });
       // Not fatal (dockerd may come up later), but every sandbox would fail: say so early.
       await ctx.docker.getImage(ctx.pauseImage).inspect().catch((err: unknown) => {

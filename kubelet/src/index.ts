@@ -14,3 +14,7 @@ export { makeEnvironment, expandVars, fieldRefValue, ContainerConfigError, type 
 export { setupVolumes, containerMounts, VolumeError } from './volumes.js';
 export { serveKubelet, type KubeletServerOptions } from './server.js';
 export * from './labels.js';
+export { StatsProvider, podStatsFromCri, type StatsProviderOptions, type FsCapacity } from './stats-provider.js';
+export { renderResourceMetrics, formatFloat } from './resource-metrics.js';
+export { summaryToJson, type Summary, type PodStats, type NodeStats, type ContainerStatsSummary } from './stats-summary.js';
+export { NodeProcesses, type ProcessSample } from './node-processes.js';

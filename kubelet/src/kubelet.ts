@@ -28,6 +28,7 @@ import { KubeRuntimeManager } from './runtime-manager.js';
 import { PodWorkers, type PodSyncContext, type PodSyncResult } from './pod-workers.js';
 import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
 import { serveKubelet, type KubeletServerOptions } from './server.js';
+import { StatsProvider } from './stats-provider.js';
 import { computePodStatus, type PodRuntimeState } from './status.js';
 import { StatusManager } from './status-manager.js';
 import { newKubeletMetrics } from './metrics.js';
@@ -294,6 +295,7 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
             pods: () => [...pods.values()],
             podRuntime: (uid) => runtimeManager.getPodStatus(uid),
             registry,
+            stats: new StatsProvider({ nodeName, runtime, images, pods: () => [...pods.values()], rootDir: cfg.rootDir, clock }),
             ...cfg.server,
           });
           apiPort = srv.port;

@@ -18,6 +18,9 @@ import type { PodRuntimeState } from './status.js';
 import { createPortForwardHandler } from './portforward.js';
 import { kubeletAuth, type KubeletAuthOptions } from './server-auth.js';
 import { renderCadvisor } from './metrics.js';
+import type { StatsProvider } from './stats-provider.js';
+import { summaryToJson } from './stats-summary.js';
+import { renderResourceMetrics } from './resource-metrics.js';
 import type { Registry } from 'prom-client';
 
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
@@ -38,6 +41,8 @@ export interface KubeletServerOptions {
   auth?: Omit<KubeletAuthOptions, 'nodeName'>;
   /** What /metrics serves (authorized as nodes/metrics). @default /metrics answers 404 */
   registry?: Registry;
+  /** Builds /stats/summary (nodes/stats) and /metrics/resource (nodes/metrics). @default both answer 404 */
+  stats?: Pick<StatsProvider, 'summary'>;
 }
 
 class HttpError extends Error {
@@ -135,28 +140,28 @@ export async function serveKubelet(o: KubeletServerOptions): Promise<{ server: S
       const text = await renderCadvisor({ containers, sandboxes, pods: o.pods() });
       res.writeHead(200, { 'content-type': PROMETHEUS_TEXT }); res.end(text); return;
     }
-    if (url.pathname === '/stats/summary') {
-      const stats = await o.runtime.listContainerStats();
-      const byPod = new Map<string, typeof stats>();
-      for (const s of stats) { const uid = s.attributes.labels['io.kubernetes.pod.uid'] ?? ''; byPod.set(uid, [...(byPod.get(uid) ?? []), s]); }
-      const now = new Date().toISOString();
-      return json(200, {
-        node: { nodeName: o.nodeName, startTime: now },
-        pods: o.pods().map((p) => {
-          const cs = byPod.get(p.metadata?.uid ?? '') ?? [];
-          const containers = cs.map((s) => ({
-            name: s.attributes.metadata.name, startTime: now,
-            cpu: { time: now, usageNanoCores: s.cpu?.usageNanoCores?.value ?? 0, usageCoreNanoSeconds: s.cpu?.usageCoreNanoSeconds?.value ?? 0 },
-            memory: { time: now, workingSetBytes: s.memory?.workingSetBytes?.value ?? 0, usageBytes: s.memory?.usageBytes?.value ?? 0, rssBytes: s.memory?.rssBytes?.value ?? 0 },
-          }));
-          const sum = (f: (x: (typeof containers)[number]) => number) => containers.reduce((a, x) => a + f(x), 0);
-          return {
-            podRef: { name: p.metadata?.name, namespace: p.metadata?.namespace, uid: p.metadata?.uid }, startTime: p.status?.startTime ?? now, containers,
-            cpu: { time: now, usageNanoCores: sum((x) => x.cpu.usageNanoCores), usageCoreNanoSeconds: sum((x) => x.cpu.usageCoreNanoSeconds) },
-            memory: { time: now, workingSetBytes: sum((x) => x.memory.workingSetBytes), usageBytes: sum((x) => x.memory.usageBytes) },
-          };
-        }),
-      });
+    if ((url.pathname === '/stats/summary' || url.pathname === '/stats/summary/') && o.stats) {
+      // upstream: GET, or POST with {"only_cpu_and_memory": true}; the query parameter works for both.
+      let only = queryBool(q.get('only_cpu_and_memory'));
+      if (req.method === 'POST') {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const body = Buffer.concat(chunks).toString('utf8').trim();
+        if (body) {
+          try { only = (JSON.parse(body) as { only_cpu_and_memory?: boolean }).only_cpu_and_memory === true || only; } catch { throw new HttpError(400, 'BadRequest', 'invalid summary request body'); }
+        }
+      }
+      return json(200, summaryToJson(await o.stats.summary({ onlyCpuAndMemory: only })));
+    }
+    if (url.pathname === '/metrics/resource' && o.stats) {
+      let text: string;
+      try {
+        text = renderResourceMetrics(await o.stats.summary({ onlyCpuAndMemory: true }), 0);
+      } catch (err) {
+        o.logger.warn({ err }, 'Could not get summary for resource metrics');
+        text = renderResourceMetrics(undefined, 1);
+      }
+      res.writeHead(200, { 'content-type': PROMETHEUS_TEXT }); res.end(text); return;
     }
     throw new HttpError(404, 'NotFound', `the server could not find the requested resource (${url.pathname})`);
   };

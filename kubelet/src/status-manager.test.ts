@@ -32,6 +32,24 @@ describe('StatusManager', () => {
     assert.deepEqual((patches()[0]!.object as { metadata: { uid: string } }).metadata, { uid: 'u1' });
   });
 
+  test("a status someone else wrote since (the node controller's Ready False) is written again at the next sync", async () => {
+    const { client, sm, patches } = setup();
+    const ready = st('Running', { conditions: [{ type: 'Ready', status: 'True' }] });
+    assert.equal(await sm.setStatus(pod, ready), true);
+    const cur = await client.resource<PodObj>(Pods, 'default').get('p');
+    sm.queueStatus(cur, ready);
+    await settle();
+    assert.equal(patches().length, 1, 'our own write seen back: nothing to do');
+    const changed = await client.resource<PodObj>(Pods, 'default').updateStatus({ ...cur, status: st('Running', { conditions: [{ type: 'Ready', status: 'False' }] }) });
+    sm.queueStatus(changed, ready);
+    await settle(); await settle();
+    assert.equal(patches().length, 2, 'written again');
+    assert.equal((await client.resource<PodObj>(Pods, 'default').get('p')).status?.conditions?.[0]?.status, 'True');
+    sm.queueStatus(changed, ready);
+    await settle();
+    assert.equal(patches().length, 2, 'the stale pod object (older than our write) does not make it write again');
+  });
+
   test('an unchanged status is not written again', async () => {
     const { sm, patches } = setup();
     assert.equal(await sm.setStatus(pod, st('Running')), true);

@@ -4,7 +4,9 @@
  * patch per pod carrying the pod's uid (a recreated pod of the same name is never written with an
  * old pod's status). Writes only what differs from what was last written; statuses set while a
  * write is in flight collapse into one more write of the newest. A failed write is retried on
- * client's per-item exponential back-off (500 ms doubling to 10 s, reset by a success).
+ * client's per-item exponential back-off (500 ms doubling to 10 s, reset by a success). A status
+ * someone else wrote since (a newer resourceVersion of the pod the worker passes in) is overwritten
+ * with ours at the next sync (upstream's needsReconcile).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { realClock, type Clock, type Logger } from '@mk8s/component-base';
@@ -19,6 +21,8 @@ interface Entry {
   status: PodStatus;
   /** What the API holds as far as we know (our last write, or the pod's status when first seen). */
   written: PodStatus | undefined;
+  /** The pod's resourceVersion after our last write (0 before any). */
+  writtenRV: number;
   writing: boolean;
   retry?: () => void;
   waiters: Waiter[];
@@ -43,7 +47,15 @@ export class StatusManager {
   queueStatus(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata?.uid ?? '';
     let e = this.entries.get(uid);
-    if (!e) { e = { pod, status, written: pod.status, writing: false, waiters: [] }; this.entries.set(uid, e); }
+    if (!e) { e = { pod, status, written: pod.status, writtenRV: 0, writing: false, waiters: [] }; this.entries.set(uid, e); }
+    // As upstream's needsReconcile: someone else changed the status since our last write (the node
+    // controller marked the pod not ready while this kubelet was unreachable or paused): what the API
+    // holds is then that, and ours is written again.
+    const rv = Number(pod.metadata?.resourceVersion);
+    if (!e.writing && pod.status && e.written && Number.isFinite(rv) && rv > e.writtenRV && !sameOnWire(pod.status, e.written)) {
+      e.written = pod.status;
+      e.writtenRV = rv;
+    }
     e.pod = pod;
     e.status = status;
     this.kick(uid, e);
@@ -88,9 +100,11 @@ export class StatusManager {
         // Fields a merge patch would otherwise keep from an older status.
         const cleared = { podIP: null, podIPs: null, initContainerStatuses: null, reason: null, message: null };
         try {
-          await this.o.client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').patch(pod.metadata?.name ?? '', 'merge',
+          const res = await this.o.client.resource<PodObj>(Pods, pod.metadata?.namespace ?? 'default').patch(pod.metadata?.name ?? '', 'merge',
             { metadata: { uid }, status: { ...cleared, ...status } }, { subresource: 'status' });
           e.written = status;
+          const wrv = Number(res?.metadata?.resourceVersion);
+          if (Number.isFinite(wrv)) e.writtenRV = wrv;
           this.retries.forget(uid);
           this.o.logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, phase: status.phase }, 'Updated pod status');
         } catch (err) {

@@ -17,7 +17,8 @@ const program = new Command('mkctl').description('mk8s command line: kubectl hab
 const cluster = program.command('cluster').description('start, stop and inspect the local cluster');
 cluster.command('up').description('start etcd, the control plane and N nodes')
   .option('--nodes <n>', 'number of nodes', process.env['NODES'] ?? '2')
-  .action(async (o: { nodes: string }) => { await clusterUp({ nodes: Number(o.nodes) }); });
+  .option('--apiservers <n>', 'number of apiservers (more than 1: behind haproxy on 127.0.0.1:6443 and 10.240.0.1:6443)', process.env['APISERVERS'] ?? '1')
+  .action(async (o: { nodes: string; apiservers: string }) => { await clusterUp({ nodes: Number(o.nodes), apiservers: Number(o.apiservers) }); });
 cluster.command('down').description('stop everything cluster up started')
   .option('--purge', 'also wipe etcd data and logs')
   .action(async (o: { purge?: boolean }) => { await clusterDown({ purge: !!o.purge }); });

@@ -10,3 +10,5 @@ export { runtimeServiceHandlers, imageServiceHandlers, serveCri, type CriServerO
 export { loadCri, CRI_PROTO_PATH, CRI_LOADER_OPTIONS, unixAddress } from './grpc/load.js';
 export { normalizeImageRef } from './image-ref.js';
 export { linuxContainerResources, milliCpuToShares, milliCpuToQuota, QUOTA_PERIOD_US, type ContainerResourceAmounts } from './resources.js';
+export { CpuRateCache, type CpuSample, type CpuRateCacheOptions } from './cpu-rate.js';
+export { CumulativeSum } from './cumulative-sum.js';

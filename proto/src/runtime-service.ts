@@ -78,14 +78,27 @@ export interface RuntimeService {
   /** Reopens the log file (a no-op for Docker). NotFound if unknown, FailedPrecondition if not running. */
   reopenContainerLog(containerId: string): Promise<void>;
 
-  /** One sample of the container's usage. NotFound if unknown. */
+  /**
+   * One sample of the container's usage, read from its cgroup: cumulative CPU time and, from the
+   * runtime's earlier samples of it, usageNanoCores (CRI/cadvisor semantics: the rate between two
+   * cumulative samples at least a second apart; unset on the first); memory working set (usage
+   * minus inactive file cache), RSS, page faults; the writable layer's bytes and inodes.
+   * NotFound if unknown. Safe to call concurrently.
+   */
   containerStats(containerId: string): Promise<ContainerStats>;
-  /** One sample for every running container matching the filter. */
+  /** One sample (as containerStats) for every running container matching the filter; one that cannot be read is left out. */
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
   /**
-   * One sample for every ready sandbox matching the filter: its network counters (linux.network,
-   * absent when the runtime cannot read the sandbox's namespace). Called by the kubelet's
-   * /metrics/cadvisor on each scrape; safe to call concurrently; never fails for one sandbox's sake.
+   * One sample of a ready sandbox: linux.cpu and linux.memory (its containers summed, the pause
+   * container included), linux.network (its namespace's interfaces, absent when unreadable),
+   * linux.process and linux.containers (each running container, as containerStats). NotFound if
+   * the sandbox is unknown or not ready.
+   */
+  podSandboxStats(podSandboxId: string): Promise<PodSandboxStats>;
+  /**
+   * One sample (as podSandboxStats) for every ready sandbox matching the filter. Called by the
+   * kubelet's /stats/summary, /metrics/resource and /metrics/cadvisor on each scrape; safe to call
+   * concurrently; never fails for one sandbox's sake (an unreadable part is left unset).
    */
   listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]>;
 

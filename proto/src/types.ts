@@ -226,7 +226,20 @@ export interface PodSandboxAttributes { id: string; metadata: PodSandboxMetadata
 /** Cumulative counters of one interface in the pod's network namespace. */
 export interface NetworkInterfaceUsage { name: string; rxBytes?: Value; rxErrors?: Value; txBytes?: Value; txErrors?: Value }
 export interface NetworkUsage { timestamp: number; defaultInterface?: NetworkInterfaceUsage; interfaces?: NetworkInterfaceUsage[] }
-export interface PodSandboxStats { attributes: PodSandboxAttributes; linux?: { network?: NetworkUsage } }
+/** How many processes the pod runs (all its containers). */
+export interface ProcessUsage { timestamp: number; processCount?: Value }
+/**
+ * The pod's usage on Linux: cpu and memory summed over its containers' cgroups (the pause
+ * container included), network of its namespace, process count, each running container's stats.
+ */
+export interface LinuxPodSandboxStats {
+  cpu?: CpuUsage;
+  memory?: MemoryUsage;
+  network?: NetworkUsage;
+  process?: ProcessUsage;
+  containers?: ContainerStats[];
+}
+export interface PodSandboxStats { attributes: PodSandboxAttributes; linux?: LinuxPodSandboxStats }
 
 export interface RuntimeConfig { networkConfig?: { podCidr: string } }
 export interface RuntimeCondition { type: 'RuntimeReady' | 'NetworkReady' | string; status: boolean; reason: string; message: string }

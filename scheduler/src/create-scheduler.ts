@@ -52,10 +52,13 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
   const log = cfg.logger ?? silentLogger();
   const clock = cfg.clock ?? realClock;
   const registry = newRegistry();
+  let fence: (req: { method: string; path: string }) => Error | undefined = () => undefined;
   const client = cfg.client ?? createClientset({
     ...(cfg.kubeconfig ? { kubeconfig: cfg.kubeconfig } : {}),
     userAgent: 'kube-scheduler', qps: cfg.qps ?? 1000, burst: cfg.burst ?? 2000, logger: log,
     metrics: newRestClientMetrics(registry),
+    // No write once the Lease may have passed on (a resumed, frozen leader): see writeFence.
+    writeFence: (req) => fence(req),
   });
   const schedulerName = cfg.profile?.schedulerName ?? 'default-scheduler';
   const recorder: EventRecorder = createEventRecorder({ client, component: schedulerName, clock, logger: log });
@@ -129,5 +132,6 @@ export function createScheduler(cfg: SchedulerConfig = {}): SchedulerComponent {
       await (recorder as { flush?: () => Promise<void> }).flush?.();
     },
   });
+  fence = component.writeFence;
   return { ...component, scheduler: sched };
 }

@@ -57,7 +57,9 @@ export function discoveryFailure(url: string, err: unknown): string {
 
 function get(b: Backend, path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000, headers: { accept: 'application/json' } }, (res) => {
+    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000,
+      // As upstream's availability controller: the check runs as system:kube-aggregator in system:masters.
+      headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => { data += d; });

@@ -25,6 +25,17 @@ test('x509: CN is the user, O the groups; unverified certificates are refused; n
   assert.equal(await a.authenticate(req({})), undefined);
 });
 
+test('x509: the certificate is read once per connection; past its notAfter the connection is refused', async () => {
+  const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
+  const a = new X509Authenticator(() => clock.now());
+  let reads = 0;
+  const socket = { authorized: true, getPeerCertificate: () => { reads++; return { subject: { CN: 'kubelet' }, valid_from: 'Dec 31 00:00:00 2025 GMT', valid_to: 'Jan  2 00:00:00 2026 GMT' }; } };
+  for (let i = 0; i < 3; i++) assert.equal((await a.authenticate(req({ socket })))?.username, 'kubelet');
+  assert.equal(reads, 1);
+  clock.step(2 * 24 * 3600_000);
+  await assert.rejects(a.authenticate(req({ socket })), isUnauthorized);
+});
+
 test('token file: upstream CSV with quoted groups; unknown tokens get no opinion', async () => {
   const tokens = parseTokenFile('# comment\nt1,alice,u1,"dev,ops"\nt2,bob,u2\n');
   assert.deepEqual(tokens.get('t1'), { username: 'alice', uid: 'u1', groups: ['dev', 'ops', 'system:authenticated'] });

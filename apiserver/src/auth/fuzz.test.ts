@@ -73,3 +73,40 @@ test('a body over the limit is refused (413), a YAML bomb does not expand', asyn
     payload: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n${bomb.join('\n')}\n` });
   assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${res.statusCode} ${res.body.slice(0, 200)}`);
 });
+
+test('deeply nested bodies are refused with 400 (was a 500: the stack overflowed walking them)', async () => {
+  const deep = (d: number) => '{"a":'.repeat(d) + '1' + '}'.repeat(d);
+  const cases: { method: 'POST' | 'PATCH'; url: string; ct: string; payload: string }[] = [
+    { method: 'POST', url: '/api/v1/namespaces/default/configmaps', ct: 'application/json', payload: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":${deep(5000)}}` },
+    { method: 'POST', url: '/api/v1/namespaces/default/secrets', ct: 'application/yaml', payload: deep(5000) },
+    { method: 'POST', url: '/api/v1/namespaces/default/pods', ct: 'application/json', payload: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"d","annotations":${deep(20000)}}}` },
+    { method: 'PATCH', url: '/api/v1/namespaces/default/pods/p', ct: 'application/merge-patch+json', payload: `{"metadata":{"labels":${deep(5000)}}}` },
+    { method: 'PATCH', url: '/api/v1/namespaces/default/pods/p?fieldManager=f', ct: 'application/apply-patch+yaml', payload: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":${deep(5000)}}` },
+    { method: 'POST', url: '/api/v1/namespaces/default/configmaps', ct: 'application/yaml', payload: 'a: ' + '['.repeat(5000) + ']'.repeat(5000) },
+  ];
+  for (const c of cases) {
+    const res = await app.inject({ method: c.method, url: c.url, headers: { 'content-type': c.ct, authorization: 'Bearer tok-admin' }, payload: c.payload });
+    assert.equal(res.statusCode, 400, `${c.method} ${c.url} (${c.ct}) → ${res.statusCode} ${res.body.slice(0, 300)}`);
+    const st = JSON.parse(res.body) as { kind: string; reason: string; message: string };
+    assert.equal(st.kind, 'Status');
+    assert.equal(st.reason, 'BadRequest');
+    assert.match(st.message, /exceeded max ?depth/i);
+  }
+  // A nesting a real object has is fine.
+  const ok = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', headers: { 'content-type': 'application/json', authorization: 'Bearer tok-admin' },
+    payload: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shallow', annotations: { a: 'b' } }, data: { k: 'v' } }) });
+  assert.equal(ok.statusCode, 201, ok.body);
+});
+
+test('HTTP CONNECT is answered 405 with a Status, not a dropped socket', async () => {
+  // fastify's inject cannot send CONNECT: the server's 'connect' listener is called with a socket directly.
+  const listeners = app.server.listeners('connect') as ((req: unknown, socket: import('node:stream').Duplex, head: Buffer) => void)[];
+  assert.equal(listeners.length, 1);
+  const { PassThrough } = await import('node:stream');
+  const socket = new PassThrough();
+  let out = '';
+  socket.on('data', (d: Buffer) => { out += d.toString(); });
+  await new Promise<void>((resolve) => { socket.on('finish', () => resolve()); listeners[0]!({}, socket, Buffer.alloc(0)); });
+  assert.match(out, /^HTTP\/1\.1 405 MethodNotAllowed\r\n/);
+  assert.match(out, /"kind":"Status"/);
+});

@@ -25,17 +25,31 @@ export class RequestHeaderAuthenticator implements Authenticator {
   }
 
   authenticate(req: IncomingMessage): Promise<UserInfo | undefined> {
+    // Without a username header there is no opinion whatever the certificate: decided first, so the
+    // ordinary request (every client but a front proxy) pays no certificate parsing.
+    const user = userFromHeaders(req.headersDistinct, this.cfg);
+    if (!user) return Promise.resolve(undefined);
     const sock = req.socket as Partial<TLSSocket>;
     if (typeof sock.getPeerCertificate !== 'function') return Promise.resolve(undefined);
-    const peer = sock.getPeerCertificate();
-    if (!peer?.raw) return Promise.resolve(undefined);
-    if (!this.verified(new X509Certificate(peer.raw))) return Promise.resolve(undefined);
-    return Promise.resolve(userFromHeaders(req.headersDistinct, this.cfg));
+    return Promise.resolve(this.verifiedPeer(sock as TLSSocket) ? user : undefined);
   }
 
-  private verified(leaf: X509Certificate): boolean {
+  /** The peer certificate's checks, made once per connection (its certificate cannot change); the validity window each time. */
+  private verifiedPeer(sock: TLSSocket): boolean {
+    let v = this.byConnection.get(sock);
+    if (!v) {
+      const raw = sock.getPeerCertificate()?.raw;
+      const leaf = raw ? new X509Certificate(raw) : undefined;
+      v = leaf && this.verified(leaf) ? { from: Date.parse(leaf.validFrom), to: Date.parse(leaf.validTo) } : { from: Infinity, to: -Infinity };
+      this.byConnection.set(sock, v);
+    }
     const t = this.now();
-    if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) return false;
+    return t >= v.from && t <= v.to;
+  }
+
+  private readonly byConnection = new WeakMap<TLSSocket, { from: number; to: number }>();
+
+  private verified(leaf: X509Certificate): boolean {
     if (!this.cas.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) return false;
     // As upstream's verifier (ExtKeyUsageClientAuth): a serving certificate of the same CA is no proxy.
     const eku = leaf.keyUsage;

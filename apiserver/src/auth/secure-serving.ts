@@ -16,6 +16,9 @@ export interface TlsServingOptions {
   clientCAFile?: string;
 }
 
+/** How long an idle keep-alive connection stays open (upstream's http2 IdleTimeout, 90 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 90_000;
+
 /** Listens on every host (port 0: the first picks one, the rest reuse it). Call after app.ready(). */
 export async function listenTls(app: FastifyInstance, hosts: readonly string[], port: number, o: TlsServingOptions): Promise<{ servers: Server[]; port: number; urls: string[] }> {
   const tls = {
@@ -28,9 +31,13 @@ export async function listenTls(app: FastifyInstance, hosts: readonly string[], 
   try {
     for (const host of hosts) {
       const s = createServer(tls);
+      // As upstream's 90 s idle timeout: Node's 5 s default closed a client's idle connections
+      // between bursts, and every reconnect paid a TLS handshake on both sides.
+      s.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
       const main = app.server;
       s.on('request', (req, res) => main.emit('request', req, res));
       s.on('upgrade', (req, socket, head) => main.emit('upgrade', req, socket, head));
+      s.on('connect', (req, socket, head) => main.emit('connect', req, socket, head));
       await new Promise<void>((resolve, reject) => { s.once('error', reject); s.listen(chosen, host, () => resolve()); });
       chosen = (s.address() as AddressInfo).port;
       servers.push(s);

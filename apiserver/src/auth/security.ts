@@ -66,8 +66,12 @@ const store = (ref: RegistryRef, r: ResourceDescriptor) => {
   if (!s) throw new Error('registry not ready');
   return s;
 };
-async function getOrUndefined(ref: RegistryRef, r: ResourceDescriptor, ns: string, name: string): Promise<KubeObject | undefined> {
-  try { return await store(ref, r).get(ns, name); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+async function getOrUndefined(ref: RegistryRef, r: ResourceDescriptor, ns: string, name: string, resourceVersion?: '0'): Promise<KubeObject | undefined> {
+  try { return await store(ref, r).get(ns, name, resourceVersion ? { resourceVersion } : {}); } catch (err) { if (toApiError(err).reason === 'NotFound') return undefined; throw err; }
+}
+/** From the watch cache, as upstream's listers; on a miss from etcd, as its token getter's client fallback (an object just created). */
+async function getCachedOrLive(ref: RegistryRef, r: ResourceDescriptor, ns: string, name: string): Promise<KubeObject | undefined> {
+  return (await getOrUndefined(ref, r, ns, name, '0')) ?? getOrUndefined(ref, r, ns, name);
 }
 
 /** RBAC objects read through the registry (lists from the watch cache). */
@@ -76,8 +80,9 @@ export function registryRbacSource(ref: RegistryRef): RbacSource {
     listClusterRoleBindings: async () => (await store(ref, ClusterRoleBindings).list('', { resourceVersion: '0' })).items,
     listRoleBindings: async (ns) => (await store(ref, RoleBindings).list(ns, { resourceVersion: '0' })).items,
     listClusterRoles: async () => (await store(ref, ClusterRoles).list('', { resourceVersion: '0' })).items,
-    getClusterRole: (name) => getOrUndefined(ref, ClusterRoles, '', name),
-    getRole: (ns, name) => getOrUndefined(ref, Roles, ns, name),
+    // Upstream's RBAC authorizer reads its listers only (no live fallback): the watch cache here.
+    getClusterRole: (name) => getOrUndefined(ref, ClusterRoles, '', name, '0'),
+    getRole: (ns, name) => getOrUndefined(ref, Roles, ns, name, '0'),
   };
 }
 
@@ -87,7 +92,7 @@ export function buildSecurity(cfg: SecurityConfig, o: { clock: Clock; logger: Lo
   const authn: Authenticator[] = [];
   // Before x509, as upstream's union: the proxy's certificate is not one of the client CA's.
   if (cfg.requestHeader) authn.push(new RequestHeaderAuthenticator(cfg.requestHeader, () => o.clock.now()));
-  if (cfg.clientCAFile) authn.push(new X509Authenticator());
+  if (cfg.clientCAFile) authn.push(new X509Authenticator(() => o.clock.now()));
   if (cfg.tokenAuthFile) authn.push(new TokenFileAuthenticator(parseTokenFile(readFileSync(cfg.tokenAuthFile, 'utf8'))));
   const signingKey = cfg.serviceAccountSigningKeyFile ? readFileSync(cfg.serviceAccountSigningKeyFile, 'utf8') : undefined;
   if (signingKey) {
@@ -99,9 +104,9 @@ export function buildSecurity(cfg: SecurityConfig, o: { clock: Clock; logger: Lo
     authn.push(new ServiceAccountAuthenticator({
       publicKeyPems: pems, clock: o.clock,
       ...(cfg.serviceAccountIssuer ? { issuer: cfg.serviceAccountIssuer } : {}),
-      getServiceAccount: (ns, name) => getOrUndefined(ref, ServiceAccounts, ns, name),
-      getPod: (ns, name) => getOrUndefined(ref, Pods, ns, name),
-      getSecret: (ns, name) => getOrUndefined(ref, Secrets, ns, name),
+      getServiceAccount: (ns, name) => getCachedOrLive(ref, ServiceAccounts, ns, name),
+      getPod: (ns, name) => getCachedOrLive(ref, Pods, ns, name),
+      getSecret: (ns, name) => getCachedOrLive(ref, Secrets, ns, name),
     }));
   }
   if (authn.length > 0) {

@@ -46,6 +46,37 @@ export function patchTypeOf(contentType: string | undefined): PatchContentType {
  * scale client sends PUT …/scale without one). Returns undefined for an empty body.
  */
 export function decodeBody(body: unknown, contentType: string | undefined): unknown {
+  const v = decodeBodyUnchecked(body, contentType);
+  // Upstream's decoders refuse nesting deeper than 10000 ("exceeded max depth"); the handlers here
+  // walk objects recursively (defaulting, managedFields, merge), so a far smaller depth is refused,
+  // before anything walks it: no real object nests anywhere near it.
+  if (v !== null && typeof v === 'object' && !withinDepth(v, MAX_NESTING_DEPTH)) {
+    const json = !/yaml/.test(mediaTypeOf(contentType));
+    throw new BodySyntaxError(json ? 'exceeded max depth' : 'yaml: exceeded max depth of ' + MAX_NESTING_DEPTH, json);
+  }
+  return v;
+}
+
+/** Deepest nesting of objects and arrays a body may have. */
+export const MAX_NESTING_DEPTH = 1000;
+
+/** Whether v nests at most max levels deep (iterative: a deep value must not overflow the stack here). */
+export function withinDepth(v: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[v, 1]];
+  // YAML aliases share nodes: a node is walked again only when reached deeper than before.
+  const seen = new Map<object, number>();
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== 'object') continue;
+    if (d > max) return false;
+    if ((seen.get(x) ?? 0) >= d) continue;
+    seen.set(x, d);
+    for (const y of Array.isArray(x) ? x : Object.values(x)) if (y !== null && typeof y === 'object') stack.push([y, d + 1]);
+  }
+  return true;
+}
+
+function decodeBodyUnchecked(body: unknown, contentType: string | undefined): unknown {
   const buf = body === undefined || body === null ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   if (!buf || buf.length === 0) return undefined;
   const type = mediaTypeOf(contentType);

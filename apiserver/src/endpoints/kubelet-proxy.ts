@@ -123,6 +123,41 @@ export async function proxyLogs(registry: Registry, info: ResourceRequestInfo, r
 
 const enc = encodeURIComponent;
 
+/** Response headers a proxy must not pass on (hop-by-hop, RFC 7230 §6.1). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/**
+ * …/nodes/{name}/proxy/{path}: the request passed to that node's kubelet API at {path} with the
+ * apiserver's kubelet client identity (upstream registry/core/node/rest/proxy.go), the answer
+ * streamed back as it comes (status, content type, body). How `kubectl get --raw
+ * /api/v1/nodes/<n>/proxy/stats/summary` and `/metrics/resource` reach a kubelet.
+ */
+export async function proxyNode(registry: Registry, info: ResourceRequestInfo, req: FastifyRequest, reply: FastifyReply, kubelet?: KubeletClientConfig): Promise<void> {
+  const node = await registry.get(Nodes)!.get('', info.name);
+  const { host, port } = kubeletAddress(node);
+  const q = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+  const path = `${info.subpath || '/'}${q}`;
+  const body = req.body === undefined || req.body === null ? undefined
+    : Buffer.isBuffer(req.body) ? req.body : Buffer.from(typeof req.body === 'string' ? req.body : JSON.stringify(req.body));
+  const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    const ct = req.headers['content-type'];
+    if (ct && body) headers['content-type'] = ct;
+    if (req.headers['accept']) headers['accept'] = String(req.headers['accept']);
+    const { req: r, scheme } = kubeletRequest(kubelet, { host, port, path, method: req.method, headers }, resolve);
+    r.on('error', (err) => reject(new ApiError('ServiceUnavailable', `error trying to reach service: ${err.message} (${scheme}://${host}:${port})`)));
+    r.end(body);
+  });
+  reply.hijack();
+  const raw = reply.raw;
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'content-length') out[k] = v;
+  raw.writeHead(upstream.statusCode ?? 502, out);
+  raw.on('close', () => upstream.destroy());
+  upstream.pipe(raw);
+  await new Promise<void>((resolve) => { upstream.on('end', resolve); upstream.on('close', resolve); upstream.on('error', () => { raw.destroy(); resolve(); }); });
+}
+
 /**
  * Handles an HTTP upgrade for pods/exec|attach|portforward: resolves the kubelet and relays the upgrade and
  * then the raw sockets. Anything else is answered with a Status and closed. `check` runs the

@@ -37,3 +37,18 @@ test('non-resource paths', () => {
   assert.equal(parseRequestInfo('GET', '/api').resourceRequest, false);
   assert.equal(parseRequestInfo('GET', '/apis/apps').resourceRequest, false);
 });
+
+test('the proxy subresource carries the rest of the path (still encoded); other subresources take none', () => {
+  for (const [url, subpath] of [
+    ['/api/v1/nodes/n1/proxy/stats/summary?only_cpu_and_memory=true', '/stats/summary'],
+    ['/api/v1/nodes/n1/proxy/metrics/resource', '/metrics/resource'],
+    ['/api/v1/nodes/n1/proxy', '/'],
+    ['/api/v1/nodes/n1/proxy/logs/', '/logs/'],
+    ['/api/v1/nodes/n1/proxy/containerLogs/ns/a%2Fb/c', '/containerLogs/ns/a%2Fb/c'],
+  ] as const) {
+    const info = parse('GET', url);
+    assert.ok(info.resourceRequest, url);
+    assert.deepEqual([info.verb, info.resource, info.name, info.subresource, info.subpath], ['get', 'nodes', 'n1', 'proxy', subpath], url);
+  }
+  assert.equal(parse('GET', '/api/v1/nodes/n1/status/extra').resourceRequest, false);
+});

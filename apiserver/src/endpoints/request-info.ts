@@ -23,6 +23,8 @@ export interface ResourceRequestInfo {
   name: string;
   /** '' unless a subresource such as status or scale is addressed. */
   subresource: string;
+  /** For the proxy subresource: the rest of the path after `/proxy` (upstream: the proxied path), '' otherwise. */
+  subpath?: string;
   path: string;
 }
 
@@ -67,7 +69,8 @@ export function parseRequestInfo(method: string, url: string, resolve: ResourceR
     }
   }
   const [resource = '', name = '', subresource = '', ...extra] = rest;
-  if (extra.length > 0 || resource === '') return { resourceRequest: false, verb: m.toLowerCase(), method: m, path };
+  // Only proxy takes a path after the subresource (…/nodes/{name}/proxy/stats/summary).
+  if ((extra.length > 0 && subresource !== 'proxy') || resource === '') return { resourceRequest: false, verb: m.toLowerCase(), method: m, path };
   const descriptor = resolve(group, version, resource);
   // ?watch as upstream's ListOptions decoding reads it: True, 1, even a bare ?watch (api/query.ts).
   const isWatch = watch || queryBool(query?.get('watch'));
@@ -80,7 +83,14 @@ export function parseRequestInfo(method: string, url: string, resolve: ResourceR
     case 'DELETE': verb = name ? 'delete' : 'deletecollection'; break;
     default: verb = 'get';
   }
-  return { resourceRequest: true, verb, method: m, group, version, resource, descriptor, namespace, name, subresource, path };
+  const out: ResourceRequestInfo = { resourceRequest: true, verb, method: m, group, version, resource, descriptor, namespace, name, subresource, path };
+  if (subresource === 'proxy') {
+    // The rest of the path, still encoded, as upstream hands it to the proxy (a trailing slash kept).
+    const raw = path.split('/').filter((p) => p !== '');
+    const tail = raw.slice(raw.length - extra.length).join('/');
+    out.subpath = tail ? `/${tail}${path.endsWith('/') ? '/' : ''}` : '/';
+  }
+  return out;
 }
 
 function safeDecode(s: string): string {

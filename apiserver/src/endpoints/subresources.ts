@@ -18,7 +18,7 @@ import { knownSubresource } from '../discovery/subresources.js';
 import { decodeBody, decodeObject, patchTypeOf } from './body.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import { JSON_CONTENT_TYPE, notFoundError, successStatus } from './status.js';
-import { proxyLogs } from './kubelet-proxy.js';
+import { proxyLogs, proxyNode } from './kubelet-proxy.js';
 import { patchObject, sendObject, type HandlerDeps, type Query } from './handlers.js';
 
 /** One subresource request, as the generic handler hands it over (name and verb already checked). */
@@ -121,6 +121,12 @@ export const podLogSubresource: Subresource = {
   serve: ({ deps, info, req, reply }) => proxyLogs(deps.registry, info, req, reply, deps.kubeletClient),
 };
 
+/** nodes/proxy: any path of the node's kubelet API (its /stats/summary, /metrics/resource, /pods, ...). */
+export const nodeProxySubresource: Subresource = {
+  ...knownSubresource('proxy'),
+  serve: ({ deps, info, req, reply }) => proxyNode(deps.registry, info, req, reply, deps.kubeletClient),
+};
+
 /** pods/binding: the scheduler's decision (upstream BindingREST). */
 export const podBindingSubresource: Subresource = {
   ...knownSubresource('binding'),
@@ -167,6 +173,7 @@ export function builtinSubresources(r: ResourceDescriptor): Map<string, Subresou
     else if (core && r.resource === 'namespaces' && sub === 'finalize') s = finalizeSubresource;
     else if (core && r.resource === 'pods' && sub === 'log') s = podLogSubresource;
     else if (core && r.resource === 'pods' && sub === 'binding') s = podBindingSubresource;
+    else if (core && r.resource === 'nodes' && sub === 'proxy') s = nodeProxySubresource;
     else if (core && r.resource === 'pods' && sub === 'eviction') s = podEvictionSubresource;
     else if (core && r.resource === 'serviceaccounts' && sub === 'token') s = serviceAccountTokenSubresource;
     else if (r.group === 'certificates.k8s.io' && r.resource === 'certificatesigningrequests' && sub === 'approval') s = approvalSubresource;

@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { ApiError, isResourceExpired, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
-import type { Preconditions, Storage, StorageEvent, StorageGetOptions, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import type { GuaranteedUpdateOptions, Preconditions, Storage, StorageEvent, StorageGetOptions, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
 import { WatchCache } from './watch-cache.js';
 import { WatchQueue } from './watch-queue.js';
 import { notFound, resourcePrefixOf } from './keys.js';
@@ -85,8 +85,11 @@ export class Cacher implements Storage {
     return this.storage.get(key);
   }
   guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
-    opts?: { preconditions?: Preconditions; ignoreNotFound?: boolean }): Promise<KubeObject> {
-    return this.storage.guaranteedUpdate(key, tryUpdate, opts);
+    opts?: GuaranteedUpdateOptions): Promise<KubeObject> {
+    // As upstream's Cacher: the cached object as the suggestion, so an update needs no read first.
+    const r = this.resources.get(this.prefixOf(key));
+    const cached = r?.ready && !opts?.suggestion ? r.cache.get(key) : undefined;
+    return this.storage.guaranteedUpdate(key, tryUpdate, cached ? { ...opts, suggestion: cached } : opts);
   }
   delete(key: string, opts?: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> }): Promise<KubeObject> {
     return this.storage.delete(key, opts);

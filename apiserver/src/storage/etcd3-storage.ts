@@ -8,7 +8,7 @@
 import { Etcd3, GRPCDeadlineExceededError, GRPCUnavailableError } from 'etcd3';
 import { ApiError, errors, type KubeObject } from '@mk8s/api';
 import { realClock, silentLogger, type Clock, type Logger } from '@mk8s/component-base';
-import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import type { GuaranteedUpdateOptions, Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
 import { WatchQueue } from './watch-queue.js';
 import { filterWatchEvent } from './filter.js';
 import { checkPreconditions } from './preconditions.js';
@@ -178,27 +178,54 @@ export class Etcd3Storage implements Storage {
   }
 
   async guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
-    opts: { preconditions?: Preconditions; ignoreNotFound?: boolean } = {}): Promise<KubeObject> {
+    opts: GuaranteedUpdateOptions = {}): Promise<KubeObject> {
     const k = Buffer.from(key);
-    let cur = await this.getKv(key);
+    // As upstream's GuaranteedUpdate with the cacher's suggestion: the cached object saves the
+    // quorum read; every way it can be stale ends in a real read and another try.
+    let state = opts.suggestion ? this.suggested(opts.suggestion) : this.currentState(await this.getKv(key));
     for (;;) {
-      if (!cur && !opts.ignoreNotFound) throw notFound(key);
-      const curPlain = cur ? this.fromStorage(cur.key, cur.value) : undefined;
-      const curObj = cur && curPlain ? parse(curPlain.data, String(cur.modRevision)) : undefined;
-      if (curObj) checkPreconditions(key, opts.preconditions, curObj);
-      const next = await tryUpdate(curObj);
+      if (!state.obj && !opts.ignoreNotFound) {
+        if (!state.current) { state = this.currentState(await this.getKv(key)); continue; }
+        throw notFound(key);
+      }
+      let next: KubeObject;
+      try {
+        if (state.obj) checkPreconditions(key, opts.preconditions, state.obj);
+        next = await tryUpdate(state.obj);
+      } catch (err) {
+        if (!state.current) { state = this.currentState(await this.getKv(key)); continue; }
+        throw err;
+      }
       const value = encode(next);
       // Unchanged: no write, as upstream; unless the stored value is stale (plaintext from before
       // encryption, an older key): then it is written again under the current provider.
-      if (cur && curPlain && !curPlain.stale && value === curPlain.data) return this.decodeKv(cur);
+      if (state.obj && !state.stale && value === state.data) {
+        if (!state.current) { state = this.currentState(await this.getKv(key)); continue; }
+        return parse(state.data, String(state.modRevision));
+      }
       const res = await call(() => this.kv.txn({
-        compare: [{ key: k, target: 'Mod', result: 'Equal', operand: cur?.modRevision ?? 0 }],
+        compare: [{ key: k, target: 'Mod', result: 'Equal', operand: state.modRevision }],
         success: [{ put: { key: k, value: this.toStorage(key, value) } }],
         failure: [{ range: { key: k } }],
       }));
       if (res.succeeded) return parse(value, String(res.revision));
-      cur = res.responses[0]?.range?.kvs[0];                              // lost the race: retry on the fresh state
+      state = this.currentState(res.responses[0]?.range?.kvs[0]);          // lost the race: retry on the fresh state
     }
+  }
+
+  /** The stored state of a key read from etcd (absent: modRevision 0). */
+  private currentState(kv: KeyValue | undefined): UpdateState {
+    if (!kv) return { current: true, modRevision: 0, data: '', stale: false };
+    const plain = this.fromStorage(kv.key, kv.value);
+    return { current: true, modRevision: kv.modRevision, data: plain.data, stale: plain.stale, obj: parse(plain.data, String(kv.modRevision)) };
+  }
+
+  /** The watch cache's copy as a state to try (a fresh copy: tryUpdate may change what it gets). */
+  private suggested(cached: KubeObject): UpdateState {
+    const data = encode(cached);
+    const modRevision = Number(cached.metadata?.resourceVersion);
+    if (!Number.isSafeInteger(modRevision) || modRevision <= 0) return { current: false, modRevision: -1, data: '', stale: false };
+    return { current: false, modRevision, data, stale: false, obj: parse(data, String(modRevision)) };
   }
 
   async delete(key: string, opts: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> } = {}): Promise<KubeObject> {
@@ -423,6 +450,18 @@ class EtcdWatch {
     const out = filterWatchEvent(ev, this.opts.predicate);
     if (out) this.queue.push(out);
   }
+}
+
+/** One try of guaranteedUpdate: the state tryUpdate sees and the revision the write compares against. */
+interface UpdateState {
+  /** Read from etcd just now (false: the watch cache's suggestion). */
+  current: boolean;
+  modRevision: number;
+  /** The stored JSON (decrypted); '' when absent. */
+  data: string;
+  /** Stored under an old encryption provider (or plaintext): rewrite even when unchanged. */
+  stale: boolean;
+  obj?: KubeObject;
 }
 
 function parse(value: string, rev: string): KubeObject {

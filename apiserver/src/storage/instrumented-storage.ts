@@ -5,7 +5,7 @@
  * between the Cacher and Etcd3Storage, so it counts what reaches etcd, not what the cache answers.
  */
 import type { KubeObject } from '@mk8s/api';
-import type { Preconditions, Storage, StorageEvent, StorageGetOptions, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import type { GuaranteedUpdateOptions, Preconditions, Storage, StorageEvent, StorageGetOptions, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
 import { groupResourceOf } from './keys.js';
 
 /** Called once per request when it settles; failed is true when it rejected. */
@@ -30,7 +30,7 @@ export class InstrumentedStorage implements Storage {
   get(key: string, opts?: StorageGetOptions): Promise<KubeObject> { return this.timed('get', key, () => this.inner.get(key, opts)); }
   list(prefix: string, opts?: StorageListOptions): Promise<StorageList> { return this.timed('listWithCount', prefix, () => this.inner.list(prefix, opts)); }
   guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
-    opts?: { preconditions?: Preconditions; ignoreNotFound?: boolean }): Promise<KubeObject> {
+    opts?: GuaranteedUpdateOptions): Promise<KubeObject> {
     return this.timed('update', key, () => this.inner.guaranteedUpdate(key, tryUpdate, opts));
   }
   delete(key: string, opts?: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> }): Promise<KubeObject> {

@@ -65,6 +65,18 @@ export interface StorageWatchOptions {
   predicate?: (obj: KubeObject) => boolean;
 }
 
+export interface GuaranteedUpdateOptions {
+  preconditions?: Preconditions;
+  ignoreNotFound?: boolean;
+  /**
+   * The object as the watch cache last saw it (upstream's cachedExistingObject): tried first instead
+   * of a read of the store; when it proves stale (the write's compare fails, tryUpdate or the
+   * preconditions reject it, or it leaves the object unchanged) the current state is read and
+   * tryUpdate run again. Never mutated.
+   */
+  suggestion?: KubeObject;
+}
+
 export interface Storage {
   /** Creates key; AlreadyExists if present. Returns the stored object with resourceVersion. */
   create(key: string, obj: KubeObject): Promise<KubeObject>;
@@ -79,7 +91,7 @@ export interface Storage {
    * result is created).
    */
   guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
-    opts?: { preconditions?: Preconditions; ignoreNotFound?: boolean }): Promise<KubeObject>;
+    opts?: GuaranteedUpdateOptions): Promise<KubeObject>;
   /** Deletes key (NotFound if absent, Conflict if preconditions fail); returns the last state. */
   delete(key: string, opts?: { preconditions?: Preconditions; validateDeletion?: (current: KubeObject) => void | Promise<void> }): Promise<KubeObject>;
   /** Watches every key under prefix. The iterable ends when the signal aborts. */

@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
-import type { Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
+import type { GuaranteedUpdateOptions, Preconditions, Storage, StorageEvent, StorageList, StorageListOptions, StorageWatchOptions } from './interfaces.js';
 import { WatchQueue } from './watch-queue.js';
 import { filterWatchEvent } from './filter.js';
 import { checkPreconditions } from './preconditions.js';
@@ -72,7 +72,7 @@ export class MemoryStorage implements Storage {
   }
 
   async guaranteedUpdate(key: string, tryUpdate: (current: KubeObject | undefined) => KubeObject | Promise<KubeObject>,
-    opts: { preconditions?: Preconditions; ignoreNotFound?: boolean } = {}): Promise<KubeObject> {
+    opts: GuaranteedUpdateOptions = {}): Promise<KubeObject> {
     for (;;) {
       const cur = this.data.get(key);
       if (!cur && !opts.ignoreNotFound) throw notFound(key);

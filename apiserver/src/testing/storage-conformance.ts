@@ -141,6 +141,37 @@ export function defineStorageConformance(name: string, setup: () => Promise<Stor
       assert.equal((await s.get(key('a'))).metadata.resourceVersion, a.metadata.resourceVersion);
     });
 
+    test('guaranteedUpdate with a suggestion: current, stale, unchanged-but-stale and deleted all end on the stored state', async () => {
+      const a = await s.create(key('a'), pod('a'));
+      const b = await s.guaranteedUpdate(key('a'), (cur) => bump(cur!), { suggestion: a });
+      assert.deepEqual(b.spec, { n: 1 });
+      // a is stale now: the update must still apply to b's state, not a's.
+      const seen: unknown[] = [];
+      const c = await s.guaranteedUpdate(key('a'), (cur) => { seen.push(cur!.spec); return bump(cur!); }, { suggestion: a });
+      assert.deepEqual(c.spec, { n: 2 });
+      assert.deepEqual((await s.get(key('a'))).spec, { n: 2 });
+      // tryUpdate rejecting the stale copy (a client's resourceVersion precondition) is re-run on the stored state.
+      const d = await s.guaranteedUpdate(key('a'), (cur) => {
+        if (cur!.metadata.resourceVersion !== c.metadata.resourceVersion) throw new Error('conflict on the stale copy');
+        return bump(cur!);
+      }, { suggestion: a });
+      assert.deepEqual(d.spec, { n: 3 });
+      // "Unchanged" judged against a stale copy is no proof: a's spec written back is a real change.
+      const e = await s.guaranteedUpdate(key('a'), () => ({ ...a, spec: { n: 0 } }), { suggestion: a });
+      assert.deepEqual(e.spec, { n: 0 });
+      assert.ok(BigInt(e.metadata.resourceVersion!) > BigInt(d.metadata.resourceVersion!));
+      // The suggestion is never changed by tryUpdate.
+      const copy = structuredClone(e);
+      await s.guaranteedUpdate(key('a'), (cur) => { (cur!.spec as { n: number }).n = 9; return cur!; }, { suggestion: e });
+      assert.deepEqual(e, copy);
+      assert.deepEqual((await s.get(key('a'))).spec, { n: 9 });
+      // Deleted since the cache saw it: NotFound, not a resurrection.
+      const last = await s.get(key('a'));
+      await s.delete(key('a'));
+      await assert.rejects(s.guaranteedUpdate(key('a'), (cur) => bump(cur!), { suggestion: last }), isNotFound);
+      await assert.rejects(s.get(key('a')), isNotFound);
+    });
+
     test('failed preconditions fail with Conflict', async () => {
       const a = await s.create(key('a'), pod('a'));
       await assert.rejects(s.guaranteedUpdate(key('a'), (c) => bump(c!), { preconditions: { uid: 'other' } }), isConflict);

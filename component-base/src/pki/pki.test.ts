@@ -73,6 +73,15 @@ test('ensurePki makes a CA, the apiserver cert with SANs, identities and the SA 
     assert.equal(await readFile(p2.ca.cert, 'utf8'), caBefore);
     const n2 = new X509Certificate(await readFile(p2.kubelets['node-2']!.client.cert, 'utf8'));
     assert.ok(n2.verify(ca.publicKey), 'new node cert signed by the kept CA');
+
+    // A serving address asked for later (more apiservers) re-issues only the apiserver certificate, by the same CA.
+    const p3 = await ensurePki(dir, { nodes: ['node-1', 'node-2'], apiserverIPs: ['10.240.0.3'] });
+    const api3 = new X509Certificate(await readFile(p3.apiserver.cert, 'utf8'));
+    assert.ok(api3.checkIP('10.240.0.3') && api3.checkIP('127.0.0.1') && api3.verify(ca.publicKey));
+    assert.equal(await readFile(p3.ca.cert, 'utf8'), caBefore);
+    const again = await readFile(p3.apiserver.cert, 'utf8');
+    await ensurePki(dir, { nodes: ['node-1', 'node-2'], apiserverIPs: ['10.240.0.3'] });
+    assert.equal(await readFile(p3.apiserver.cert, 'utf8'), again, 'kept once it has every address');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -127,11 +127,21 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<PkiPaths
     await writeKeyPair(paths, out);
   };
   const issue = (paths: CertPaths, spec: CertSpec) => issueBy(ca, paths, spec);
-  await issue(p.apiserver, {
-    commonName: 'kube-apiserver', usage: 'server',
+  const apiserverSans = {
     dnsNames: uniq([...APISERVER_DNS_NAMES, ...(opts.apiserverDNSNames ?? [])]),
     ips: uniq([...APISERVER_DEFAULT_IPS, ...(opts.apiserverIPs ?? [])]),
-  });
+  };
+  // The one exception to "kept as they are": a serving certificate that lacks an address now asked
+  // for (more apiservers, each on an address of its own) is issued again by the same CA, so clients
+  // that trust the CA trust it unchanged (kubeadm's `certs apiserver` phase after new --apiserver-cert-extra-sans).
+  if (await exists(p.apiserver.cert)) {
+    const cur = new X509Certificate(await readFile(p.apiserver.cert, 'utf8'));
+    if (apiserverSans.ips.some((ip) => !cur.checkIP(ip)) || apiserverSans.dnsNames.some((n) => !cur.checkHost(n, { wildcards: false }))) {
+      const out = await issueCertificate(ca, { commonName: 'kube-apiserver', usage: 'server', ...apiserverSans }, { now, validityDays: days });
+      await writeKeyPair(p.apiserver, out);
+    }
+  }
+  await issue(p.apiserver, { commonName: 'kube-apiserver', usage: 'server', ...apiserverSans });
   await issue(p.apiserverKubeletClient, { commonName: 'kube-apiserver-kubelet-client', organizations: ['system:masters'], usage: 'client' });
   await issue(p.admin, { commonName: 'kubernetes-admin', organizations: ['system:masters'], usage: 'client' });
   await issue(p.controllerManager, { commonName: 'system:kube-controller-manager', usage: 'client' });

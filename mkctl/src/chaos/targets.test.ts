@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeChanges, faultSignals, isConverged, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
+import { componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
 
 const facts: ClusterFacts = {
   processes: ['apiserver', 'controller-manager', 'etcd-1', 'etcd-2', 'etcd-3', 'node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet', 'node-2-kubelet', 'scheduler'],
@@ -22,6 +22,14 @@ for (const tc of [
   { target: 'node/node-1', want: { names: ['node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet'] } },
   { target: 'kubelet/node-9', want: { error: 'no kubelet of node node-9 is supervised' } },
 ]) test(`resolveTarget(${tc.target})`, () => assert.deepEqual(resolveTarget(tc.target, facts), tc.want));
+
+test('resolveTarget: apiserver names one of N (the first), apiserver-<i> that one', () => {
+  const ha: ClusterFacts = { ...facts, processes: ['apiserver-10', 'apiserver-2', 'apiserver-0', 'apiserver-1', 'haproxy', 'etcd-1'] };
+  assert.deepEqual(resolveTarget('apiserver', ha), { names: ['apiserver-0'] });
+  assert.deepEqual(resolveTarget('apiserver-1', ha), { names: ['apiserver-1'] });
+  assert.deepEqual(resolveTarget('haproxy', ha), { names: ['haproxy'] });
+  assert.deepEqual(resolveTarget('apiserver', { ...facts, processes: ['etcd-1'] }), { error: 'no apiserver is supervised' });
+});
 
 test('resolveTarget: no leader, and an unknown target, are errors naming what exists', () => {
   assert.deepEqual(resolveTarget('etcd-leader', { ...facts, etcdLeader: undefined }), { error: 'etcd has no leader now' });
@@ -67,4 +75,51 @@ test('isConverged with a baseline waits only for what was healthy before the fau
   assert.equal(isConverged({ ...base, deployments: { 'default/web': '1/2', 'other/broken': '0/1' } }, base), false);
   assert.equal(isConverged({ ...base, nodes: { 'node-1': 'Unknown', 'node-2': 'False' } }, base), false);
   assert.equal(isConverged({ ...base, deployments: { 'other/broken': '0/1' } }, base), true, 'a Deployment deleted meanwhile is not waited for');
+});
+
+test('leader roles with two instances: the one whose /metrics reports leading', () => {
+  const two: ClusterFacts = { ...facts, processes: [...facts.processes, 'controller-manager-2', 'scheduler-2'], leases: { 'controller-manager': { holder: 'h_x', valid: true }, scheduler: { holder: 'h_y', valid: true } } };
+  assert.deepEqual(resolveTarget('controller-manager-leader', { ...two, leaders: { 'controller-manager': 'controller-manager-2' } }), { names: ['controller-manager-2'] });
+  assert.deepEqual(resolveTarget('scheduler-leader', { ...two, leaders: { scheduler: 'scheduler' } }), { names: ['scheduler'] });
+  assert.deepEqual(resolveTarget('scheduler-leader', two), { error: 'none of scheduler, scheduler-2 reports leading the scheduler Lease (held by h_y)' });
+  assert.deepEqual(resolveTarget('controller-manager-leader', { ...two, leaders: { 'controller-manager': 'controller-manager-9' } }), { error: 'none of controller-manager, controller-manager-2 reports leading the controller-manager Lease (held by h_x)' });
+  assert.deepEqual(componentInstances('controller-manager', ['controller-manager-2', 'controller-manager', 'controller-manager-x', 'scheduler']), ['controller-manager', 'controller-manager-2']);
+});
+
+test('leaderFromMetrics reads leader_election_master_status for the lease', () => {
+  const text = '# HELP leader_election_master_status x\n# TYPE leader_election_master_status gauge\nleader_election_master_status{name="kube-scheduler"} 0\nleader_election_master_status{name="kube-controller-manager"} 1\n';
+  assert.equal(leaderFromMetrics(text, 'kube-controller-manager'), true);
+  assert.equal(leaderFromMetrics(text, 'kube-scheduler'), false);
+  assert.equal(leaderFromMetrics('process_cpu_seconds_total 3\n', 'kube-scheduler'), undefined);
+});
+
+test('nodeProcesses: the kubelet, shim and kube-proxy of that node only', () => {
+  assert.deepEqual(nodeProcesses('node-1', facts.processes), ['node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet']);
+  assert.deepEqual(nodeProcesses('node-1', ['node-10-kubelet', 'node-1-kubelet']), ['node-1-kubelet']);
+  assert.deepEqual(nodeProcesses('node-3', facts.processes), []);
+});
+
+for (const tc of [['60', 60], ['60s', 60], ['2m', 120], ['1m30s', 90], ['500ms', 0.5], ['1h', 3600]] as const) {
+  test(`parseSeconds(${tc[0]})`, () => assert.equal(parseSeconds('--for', tc[0]), tc[1]));
+}
+for (const bad of ['', 'soon', '10x', '-5s', '5s junk']) {
+  test(`parseSeconds refuses ${JSON.stringify(bad)}`, () => assert.throws(() => parseSeconds('--for', bad), /invalid --for/));
+}
+
+test('describeChanges: taints, evictions and replacement pods', () => {
+  const a: Observation = { ...healthy, taints: { 'node-1': 'none' }, pods: { 'default/web-a': 'node-1 Running' } };
+  const b: Observation = { ...healthy, taints: { 'node-1': 'node.kubernetes.io/unreachable:NoExecute,node.kubernetes.io/unreachable:NoSchedule' }, pods: { 'default/web-a': 'node-1 Terminating', 'default/web-b': 'node-2 Pending' } };
+  assert.deepEqual(describeChanges(a, b), [
+    'node taints node-1: none -> node.kubernetes.io/unreachable:NoExecute,node.kubernetes.io/unreachable:NoSchedule',
+    'pod default/web-a: node-1 Running -> node-1 Terminating',
+    'pod default/web-b: - -> node-2 Pending',
+  ]);
+});
+
+test('nodeLossHandled: the node noticed NotReady and its pods (outside kube-system) evicted', () => {
+  const o = (ready: string, pods: Record<string, string>): Observation => ({ ...healthy, nodes: { 'node-1': ready, 'node-2': 'True' }, pods });
+  assert.equal(nodeLossHandled(o('True', {}), ['node-1']), false, 'not noticed yet');
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Running', 'default/b': 'node-2 Running' }), ['node-1']), false, 'a pod still there');
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Terminating', 'default/b': 'node-2 Running' }), ['node-1']), true);
+  assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-10 Running' }), ['node-1']), true, 'node-10 is another node');
 });

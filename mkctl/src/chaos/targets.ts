@@ -14,6 +14,11 @@ export interface ClusterFacts {
   etcdFollowers: string[];
   /** Leader-election Leases: the holder and whether it is still valid. */
   leases: { 'controller-manager'?: LeaseFact; scheduler?: LeaseFact };
+  /**
+   * Per component, the supervised instance whose /metrics says leader_election_master_status 1
+   * (when several instances run, the Lease's holderIdentity, hostname_uuid, names no process).
+   */
+  leaders?: { 'controller-manager'?: string; scheduler?: string };
 }
 export interface LeaseFact { holder?: string; valid: boolean }
 
@@ -36,25 +41,33 @@ export function resolveTarget(target: string, f: ClusterFacts): { names: string[
       return x ? { names: [x] } : { error: 'no etcd follower is running' };
     }
     case 'apiserver': {
-      const names = f.processes.filter((n) => /^apiserver(-\d+)?$/.test(n));
-      return names.length ? { names } : { error: 'no apiserver is supervised' };
+      // One of N (the first by name): killing every apiserver is a control-plane outage, not an HA test; name
+      // apiserver-<i> for another one.
+      const first = f.processes.filter((n) => /^apiserver(-\d+)?$/.test(n)).sort((a, b) => ordinal(a) - ordinal(b))[0];
+      return first ? { names: [first] } : { error: 'no apiserver is supervised' };
     }
     case 'controller-manager-leader':
     case 'scheduler-leader': {
       const comp = target === 'scheduler-leader' ? 'scheduler' : 'controller-manager';
       const lease = f.leases[comp];
       if (!lease?.holder || !lease.valid) return { error: `no ${comp} holds its leader Lease now` };
-      return have(comp) ? { names: [comp] } : { error: `${comp} is not supervised` };
+      const instances = componentInstances(comp, f.processes);
+      const leader = f.leaders?.[comp];
+      if (leader && instances.includes(leader)) return { names: [leader] };
+      if (instances.length === 1) return { names: instances };
+      return instances.length ? { error: `none of ${instances.join(', ')} reports leading the ${comp} Lease (held by ${lease.holder})` } : { error: `${comp} is not supervised` };
     }
   }
   const m = /^(kubelet|cri|proxy|node)\/(.+)$/.exec(target);
   if (m) {
     const [, role, node] = m as unknown as [string, string, string];
-    const names = role === 'node' ? f.processes.filter((n) => Object.values(NODE_ROLE).some((r) => n === `${node}-${r}`)) : [`${node}-${NODE_ROLE[role]}`].filter(have);
+    const names = role === 'node' ? nodeProcesses(node, f.processes) : [`${node}-${NODE_ROLE[role]}`].filter(have);
     return names.length ? { names } : { error: `no ${role === 'node' ? 'process' : NODE_ROLE[role]} of node ${node} is supervised` };
   }
   return { error: `unknown target ${target}: a process (${f.processes.join(', ')}) or a role (${ROLES.join(', ')})` };
 }
+
+const ordinal = (n: string) => Number(/-(\d+)$/.exec(n)?.[1] ?? -1);
 
 /** The signals of a fault, in order, and the pause between them. */
 export function faultSignals(action: ChaosAction, seconds: number): { signal: NodeJS.Signals; afterMs: number }[] {
@@ -63,6 +76,36 @@ export function faultSignals(action: ChaosAction, seconds: number): { signal: No
     case 'stop': return [{ signal: 'SIGSTOP', afterMs: 0 }, { signal: 'SIGCONT', afterMs: seconds * 1000 }];
     case 'restart': return [{ signal: 'SIGTERM', afterMs: 0 }];
   }
+}
+
+/** The processes of a node (what node-down stops), sorted. */
+export function nodeProcesses(node: string, processes: readonly string[]): string[] {
+  return processes.filter((n) => Object.values(NODE_ROLE).some((r) => n === `${node}-${r}`)).sort();
+}
+
+/** Instances of a leader-elected component: `controller-manager`, `controller-manager-2`, ... */
+export function componentInstances(comp: 'controller-manager' | 'scheduler', processes: readonly string[]): string[] {
+  return processes.filter((n) => n === comp || (n.startsWith(`${comp}-`) && /^\d+$/.test(n.slice(comp.length + 1)))).sort();
+}
+
+/** leader_election_master_status{name=lease} from a /metrics text: true for 1, false for 0, undefined if absent. */
+export function leaderFromMetrics(text: string, lease: string): boolean | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^leader_election_master_status\{([^}]*)\}\s+(\S+)/.exec(line);
+    if (m && new RegExp(`(^|,)name="${lease}"`).test(m[1]!)) return Number(m[2]) === 1;
+  }
+  return undefined;
+}
+
+/** A duration flag: seconds as a number (`60`) or Go-style (`60s`, `2m`, `1m30s`, `500ms`). */
+export function parseSeconds(flag: string, value: string): number {
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+  let total = 0, pos = 0;
+  for (let m = re.exec(v); m; m = re.exec(v)) { total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2] as 'ms' | 's' | 'm' | 'h']; pos = re.lastIndex; }
+  if (v === '' || pos !== v.length) throw new Error(`invalid ${flag} "${value}": a duration expected (60, 60s, 2m, 1m30s)`);
+  return total;
 }
 
 /** One look at the cluster, as `--watch` takes it every second. */
@@ -77,6 +120,10 @@ export interface Observation {
   nodes: Record<string, string>;
   /** namespace/name → "available/desired" of Deployments */
   deployments: Record<string, string>;
+  /** node → its taints (key:effect, sorted, comma-separated; 'none') */
+  taints?: Record<string, string>;
+  /** namespace/name → "<node or -> <phase or Terminating>" of the pods outside kube-system */
+  pods?: Record<string, string>;
 }
 
 /** What changed between two observations, one line each (pure). */
@@ -93,8 +140,21 @@ export function describeChanges(prev: Observation | undefined, next: Observation
   if (prev?.etcdLeader !== next.etcdLeader) out.push(`etcd leader: ${prev?.etcdLeader ?? '-'} -> ${next.etcdLeader ?? 'none'}`);
   map('lease', prev?.leases, next.leases);
   map('node Ready', prev?.nodes, next.nodes);
+  if (next.taints) map('node taints', prev?.taints, next.taints);
   map('deployment', prev?.deployments, next.deployments);
+  if (next.pods) map('pod', prev?.pods, next.pods);
   return out;
+}
+
+/**
+ * A node left down has been dealt with once the control plane has noticed (Ready not True) and
+ * every pod outside kube-system that ran there is gone or Terminating (evicted; its replacement
+ * is then judged by Deployment availability). kube-system's own pods keep the default 300 s
+ * toleration and are not waited for.
+ */
+export function nodeLossHandled(o: Observation, nodes: readonly string[]): boolean {
+  return nodes.every((n) => o.nodes[n] !== undefined && o.nodes[n] !== 'True'
+    && Object.values(o.pods ?? {}).every((v) => !v.startsWith(`${n} `) || v.endsWith(' Terminating')));
 }
 
 const available = (d: string | undefined) => { const [a, w] = (d ?? '').split('/'); return !!a && a === w; };

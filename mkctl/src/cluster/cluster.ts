@@ -16,18 +16,27 @@ import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from './paths.js';
-import { APISERVER_PORT, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, etcdArgs, etcdEndpoints, nodePlan, type EtcdTls, type NodePlan } from './network-plan.js';
+import { APISERVER_PORT, BALANCER_NAME, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, apiserverCertIPs, apiserverPlans, etcdArgs, etcdEndpoints, isApiserverName, nodePlan, type ApiserverPlan, type EtcdTls, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, stopProcess, type ProcessSpec } from './processes.js';
-import { ensureSupervisor, readSupervisorStatus, stopSupervisor, superviseSpec, supervisorPaths, SUPERVISOR_NAME, describeExit } from './supervisor.js';
+import { ensureSupervisor, readSpecs, readSupervisorStatus, setHold, stopSupervisor, superviseSpec, supervisorPaths, SUPERVISOR_NAME, describeExit } from './supervisor.js';
+import { haproxyArgs, haproxyCommand, parseServerStates, renderHaproxyConfig } from './haproxy.js';
 import { formatStatusTable } from './status-table.js';
 import { ensureHostNetwork, ensureNodeNetwork, listNodeNamespaces, removeHostNetwork, removeNodeNetwork } from './host-network.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
+import { METRICS_SERVER_PORT, metricsServerArgs, prepareMetricsServer } from './metrics-server-addon.js';
+import { healFaults } from '../chaos/node-faults.js';
 import { DASHBOARD_URL, dashboardSpec, ensureDashboardAdmin, ensureDashboardCert } from './dashboard.js';
 
-export interface UpOptions { nodes: number; out?: (line: string) => void; timeoutMs?: number }
+export interface UpOptions {
+  nodes: number;
+  /** Apiservers; more than one run behind the haproxy balancer (network-plan.ts apiserverPlans). @default 1 */
+  apiservers?: number;
+  out?: (line: string) => void;
+  timeoutMs?: number;
+}
 
 /** One process the launcher manages, and how it knows the process is ready. */
 interface Managed { spec: ProcessSpec; ready: () => Promise<boolean>; }
@@ -88,7 +97,40 @@ function script(p: StatePaths, pkg: string): string | undefined {
   return existsSync(f) ? f : undefined;
 }
 
-function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
+/** Where the balancer's generated config and admin socket live. */
+export function balancerPaths(p: StatePaths): { config: string; socket: string } {
+  return { config: join(p.state, 'haproxy.cfg'), socket: join(p.run, 'haproxy.sock') };
+}
+
+/** Writes haproxy.cfg for plans (the balancer listens where the single apiserver would). */
+function writeBalancerConfig(p: StatePaths, pki: PkiPaths, plans: ApiserverPlan[]): void {
+  const b = balancerPaths(p);
+  const text = renderHaproxyConfig({
+    binds: [`127.0.0.1:${APISERVER_PORT}`, `${HOST_BRIDGE_IP}:${APISERVER_PORT}`],
+    servers: plans.map((a) => ({ name: a.name, address: a.ip, port: a.port })), caFile: pki.ca.cert, statsSocket: b.socket,
+  });
+  writeFileSync(`${b.config}.tmp`, text);
+  renameSync(`${b.config}.tmp`, b.config);
+}
+
+/**
+ * Stops (hold, then forget) the supervised apiservers and balancer that plans no longer has: going
+ * from one apiserver to three frees 127.0.0.1:6443 for the balancer, and back.
+ */
+async function retireStaleApiservers(p: StatePaths, plans: ApiserverPlan[], out: (l: string) => void): Promise<void> {
+  const sp = supervisorPaths(p);
+  const want = new Set([...plans.map((a) => a.name), ...(plans.length > 1 ? [BALANCER_NAME] : [])]);
+  const stale = readSpecs(sp).map((x) => x.name).filter((n) => (isApiserverName(n) || n === BALANCER_NAME) && !want.has(n));
+  if (stale.length === 0) return;
+  await setHold(sp, stale, true);
+  for (const n of stale) {
+    rmSync(join(sp.specs, `${n}.json`), { force: true });
+    await stopProcess(p.run, n);
+    out(`  stopped ${n} (not in this cluster's ${plans.length} apiserver(s))`);
+  }
+}
+
+function controlPlane(p: StatePaths, pki: PkiPaths, plans: ApiserverPlan[]): Managed[] {
   const out: Managed[] = [];
   for (const m of ETCD_MEMBERS) {
     const dataDir = join(p.etcd, m.name);
@@ -99,13 +141,22 @@ function controlPlane(p: StatePaths, pki: PkiPaths): Managed[] {
     });
   }
   const apiserver = script(p, 'apiserver');
-  if (apiserver) {
+  for (const a of apiserver ? plans : []) {
     out.push({
-      spec: { name: 'apiserver', command: process.execPath, args: [apiserver, ...secureApiserverFlags(pki, {
-        etcdServers: etcdEndpoints(), bindAddress: `127.0.0.1,${HOST_BRIDGE_IP}`, port: APISERVER_PORT, encryptionConfig: p.encryptionConfig,
-        auditPolicy: join(p.root, 'apiserver', 'audit-policy.default.yaml'), auditLog: join(p.logs, 'audit.log'),
+      spec: { name: a.name, command: process.execPath, args: [apiserver!, ...secureApiserverFlags(pki, {
+        etcdServers: etcdEndpoints(), bindAddress: a.bindAddress, port: a.port, encryptionConfig: p.encryptionConfig,
+        ...(plans.length > 1 ? { advertiseAddress: a.ip } : {}),
+        // One audit log per apiserver: two processes must not rotate one file.
+        auditPolicy: join(p.root, 'apiserver', 'audit-policy.default.yaml'), auditLog: join(p.logs, plans.length > 1 ? `audit-${a.name}.log` : 'audit.log'),
       })] },
       // /readyz is one of the paths anonymous requests may read.
+      ready: () => httpsOk(`https://${a.readyHost}:${a.port}/readyz`, { ca: pki.ca.cert }),
+    });
+  }
+  if (apiserver && plans.length > 1) {
+    out.push({
+      spec: { name: BALANCER_NAME, command: 'haproxy', args: haproxyArgs(balancerPaths(p).config) },
+      // Ready once it forwards to a ready apiserver.
       ready: () => httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pki.ca.cert }),
     });
   }
@@ -212,7 +263,9 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   const nodes = Array.from({ length: o.nodes }, (_, i) => nodePlan(i + 1));
 
   out('Network: bridge mk8s0 10.240.0.1/24, blackhole routes for 10.244.0.0/16 and 10.96.0.0/12');
-  ensureHostNetwork();
+  const plans = apiserverPlans(o.apiservers ?? 1);
+  // N > 1: each apiserver's own address on mk8s0 (the host side of the node network).
+  ensureHostNetwork(plans.length > 1 ? plans.map((a) => a.ip) : []);
   for (const n of nodes) {
     ensureNodeNetwork(n);
     mkdirSync(join(nodeDir(p, n), 'cni', 'net.d'), { recursive: true });
@@ -221,21 +274,26 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   const pki = await ensurePki(p.pki, {
     nodes: nodes.map((n) => n.name),
     nodeIPs: Object.fromEntries(nodes.map((n) => [n.name, [n.ip]])),
+    // Every address an apiserver may serve on, whatever N: the certificate does not change with it.
+    apiserverIPs: apiserverCertIPs(),
   });
   ensureEncryptionConfig(p.encryptionConfig);
   writeKubeconfigs(p, pki, nodes);
   migratePlainEtcd(p, out);
 
-  const cp = controlPlane(p, pki);
+  if (plans.length > 1) writeBalancerConfig(p, pki, plans);
+  const cp = controlPlane(p, pki, plans);
   // Every process below runs under the supervisor (restarted with back-off when it exits).
   const supervisor = await ensureSupervisor(supervisorPaths(p));
   out(`Supervisor: pid ${supervisor} (restarts what exits: 1s doubling to 30s; mkctl cluster status)`);
   out('etcd (3 members):');
   await ensureRunning(cp.filter((m) => m.spec.name.startsWith('etcd-')), p, out, timeoutMs);
   const rest = cp.filter((m) => !m.spec.name.startsWith('etcd-'));
-  out('Control plane:');
-  await ensureRunning(rest.filter((m) => m.spec.name === 'apiserver'), p, out, timeoutMs);
-  await ensureRunning(rest.filter((m) => m.spec.name !== 'apiserver'), p, out, timeoutMs);
+  out(plans.length > 1 ? `Control plane (${plans.length} apiservers behind ${BALANCER_NAME} on 127.0.0.1:${APISERVER_PORT} and ${HOST_BRIDGE_IP}:${APISERVER_PORT}):` : 'Control plane:');
+  await retireStaleApiservers(p, plans, out);
+  await ensureRunning(rest.filter((m) => isApiserverName(m.spec.name)), p, out, timeoutMs);
+  await ensureRunning(rest.filter((m) => m.spec.name === BALANCER_NAME), p, out, timeoutMs);
+  await ensureRunning(rest.filter((m) => !isApiserverName(m.spec.name) && m.spec.name !== BALANCER_NAME), p, out, timeoutMs);
   for (const n of nodes) {
     const comps = nodeComponents(p, pki, n);
     if (comps.length === 0) continue;
@@ -250,6 +308,20 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   if (nodes.length > 0 && script(p, 'kubelet')) {
     out('Add-ons:');
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
+    // metrics-server runs on the host, as the control plane does (metrics-server/README.md says why).
+    const ms = script(p, 'metrics-server');
+    // An add-on that fails does not fail the cluster: only `kubectl top` (and the HPA) lack figures.
+    if (ms) {
+      try {
+        const f = await prepareMetricsServer({ root: p.root, paths: p, pki, adminKubeconfig: p.kubeconfig });
+        await ensureRunning([{
+          spec: { name: 'metrics-server', command: process.execPath, args: [ms, ...metricsServerArgs(pki, f)] },
+          ready: () => httpsOk(`https://${HOST_BRIDGE_IP}:${METRICS_SERVER_PORT}/livez`, { ca: pki.ca.cert }),
+        }], p, out, timeoutMs);
+      } catch (err) {
+        out(`  ✗ metrics-server not running: ${err instanceof Error ? err.message : String(err)} (kubectl top has no figures; ${join(p.logs, 'metrics-server.log')})`);
+      }
+    }
   }
   // The web dashboard (dashboard.ts): it has no rights of its own; mkctl dashboard --url logs the admin in.
   const dashboard = dashboardSpec(p, pki, await ensureDashboardCert(pki), `https://127.0.0.1:${APISERVER_PORT}`);
@@ -260,12 +332,13 @@ export async function clusterUp(o: UpOptions): Promise<void> {
       .then(() => ensureRunning([{ spec: dashboard, ready: () => httpsOk(`${DASHBOARD_URL}/healthz`, { ca: pki.ca.cert }) }], p, out, timeoutMs))
       .catch((err: unknown) => out(`  ✗ dashboard: ${(err as Error).message}`));
   }
-  writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name) }, null, 2));
+  writeFileSync(join(p.state, 'cluster.json'), JSON.stringify({ nodes: nodes.map((n) => n.name), apiservers: plans.map((a) => a.name) }, null, 2));
   out('');
   out('The cluster is up. Use it with:');
   out(`  export KUBECONFIG=${p.kubeconfig}`);
   out('  kubectl get nodes');
   out('  kubectl api-resources');
+  out('  kubectl top nodes        (metrics.k8s.io, through metrics-server: figures after ~15-30 s)');
   if (dashboard) out(`Dashboard: ${DASHBOARD_URL}/   log in: mkctl dashboard --url [KIND/NAME]`);
   out(`Logs: ${p.logs}/<component>.log    Stop: make down    Wipe data too: make clean`);
 }
@@ -328,6 +401,8 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
   // The supervisor first, so that nothing is restarted while the rest stops.
   const sp = supervisorPaths(p);
   if (await stopSupervisor(sp)) out(`  stopped ${SUPERVISOR_NAME}`);
+  // Chaos node faults in force: stopped processes continued (so they can stop), partitions undone.
+  await healFaults(p, { shuttingDown: true, out: (l) => out(`  ${l}`) });
   rmSync(sp.specs, { recursive: true, force: true });
   const running = existsSync(p.run) ? readdirSync(p.run).filter((f) => f.endsWith('.pid')).map((f) => f.slice(0, -4)) : [];
   // Nodes first (they hold pods), then the control plane, then etcd.
@@ -335,6 +410,7 @@ export async function clusterDown(o: { purge?: boolean; out?: (l: string) => voi
   for (const rank of [0, 1, 2]) {
     await Promise.all(running.filter((n) => order(n) === rank).map(async (n) => { if (await stopProcess(p.run, n)) out(`  stopped ${n}`); }));
   }
+  rmSync(balancerPaths(p).socket, { force: true });
   // Pod containers of every node of this cluster (the shim labels them io.mk8s.node).
   const ids = run('docker', ['ps', '-aq', '--filter', 'label=io.mk8s.node'], { allowFail: true }).stdout.split('\n').filter(Boolean);
   if (ids.length) { run('docker', ['rm', '-f', ...ids], { allowFail: true }); out(`  removed ${ids.length} pod container(s)`); }
@@ -365,7 +441,21 @@ export async function clusterStatus(out: (l: string) => void = (l) => console.lo
     return { name: n, alive: isAlive(pid), ...(pid ? { pid } : {}), ...(status ? { status } : {}) };
   });
   for (const l of formatStatusTable(rows, Date.now())) out(l);
-  const api = await httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca: pkiPaths(p.pki, []).ca.cert });
-  out(`apiserver /readyz: ${api ? 'ok' : 'FAILING'}`);
+  const ca = pkiPaths(p.pki, []).ca.cert;
+  const api = await httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, { ca });
+  const apiNames = names.filter(isApiserverName);
+  if (apiNames.length > 1 || names.includes(BALANCER_NAME)) {
+    // Each apiserver on its own address, then the balancer as clients see it (and as haproxy sees the apiservers).
+    const plans = new Map(apiserverPlans(Math.max(2, apiNames.length)).map((a) => [a.name, a]));
+    const states = parseServerStates(await haproxyCommand(balancerPaths(p).socket, 'show stat'));
+    for (const n of apiNames) {
+      const a = plans.get(n);
+      const ok = a ? await httpsOk(`https://${a.readyHost}:${a.port}/readyz`, { ca }) : false;
+      out(`${n} ${a ? `${a.ip}:${a.port}` : ''} /readyz: ${ok ? 'ok' : 'FAILING'}; in ${BALANCER_NAME}: ${states[n] ?? 'unknown'}`);
+    }
+    out(`${BALANCER_NAME} (balancer) 127.0.0.1:${APISERVER_PORT}, ${HOST_BRIDGE_IP}:${APISERVER_PORT} /readyz: ${api ? 'ok' : 'FAILING'}`);
+  } else {
+    out(`apiserver /readyz: ${api ? 'ok' : 'FAILING'}`);
+  }
   return supAlive && rows.every((r) => r.alive) && api;
 }

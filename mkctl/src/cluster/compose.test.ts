@@ -59,3 +59,16 @@ test('compose-pki: each service directory holds what its flags name, each identi
     assert.equal(userCn(admin), 'kubernetes-admin');
   } finally { rmSync(state, { recursive: true, force: true }); }
 });
+
+test('docker-compose.yml: every long-running service is restarted when it exits; one-shots are not', () => {
+  const root = join(import.meta.dirname, '..', '..', '..');
+  const doc = load(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { restart?: string }> };
+  // on-failure (x-common): a crash or kill -9 (exit != 0) restarts it with docker's back-off; a clean exit
+  // only follows `docker-compose stop`, which must stop it for good. pki is one-shot.
+  const oneShot: Record<string, string> = { pki: 'no' };
+  const names = Object.keys(doc.services);
+  assert.ok(names.includes('apiserver') && names.includes('compose-node-1'));
+  for (const name of names) {
+    assert.equal(doc.services[name]!.restart, oneShot[name] ?? 'on-failure', `${name}'s restart policy`);
+  }
+});

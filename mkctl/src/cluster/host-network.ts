@@ -18,10 +18,14 @@ function netnsExists(name: string): boolean {
   return run('ip', ['netns', 'list'], { allowFail: true }).stdout.split('\n').some((l) => l.split(' ')[0] === name);
 }
 
-/** Creates the bridge, blackhole routes and forward rule (idempotent). */
-export function ensureHostNetwork(): void {
+/**
+ * Creates the bridge, blackhole routes and forward rule (idempotent). extraIPs: more host addresses
+ * on the bridge (one per apiserver when several run); they go with the bridge on removal.
+ */
+export function ensureHostNetwork(extraIPs: readonly string[] = []): void {
   if (!linkExists(HOST_BRIDGE)) run('ip', ['link', 'add', HOST_BRIDGE, 'type', 'bridge']);
   run('ip', ['addr', 'replace', `${HOST_BRIDGE_IP}/24`, 'dev', HOST_BRIDGE]);
+  for (const ip of extraIPs) run('ip', ['addr', 'replace', `${ip}/24`, 'dev', HOST_BRIDGE]);
   run('ip', ['link', 'set', HOST_BRIDGE, 'up']);
   // Blackholes: a packet for a pod or Service address that is not routed into a node namespace
   // dies here instead of following the host's default route off the machine.

@@ -11,6 +11,37 @@ export const APISERVER_PORT = 6443;
 /** The CRI shim's /healthz and /metrics port on each node (the kubelet's health port is 10248, kube-proxy's 10256). */
 export const CRI_DOCKER_HEALTH_PORT = 10251;
 
+/** The most apiservers `cluster up --apiservers N` runs: their addresses 10.240.0.2-10 sit below the nodes' (.11 up). */
+export const MAX_APISERVERS = 9;
+/** The TCP balancer in front of N > 1 apiservers (Debian's haproxy), a supervised process of this name. */
+export const BALANCER_NAME = 'haproxy';
+
+/**
+ * One apiserver of the control plane. With one apiserver (kubeadm's default single control plane,
+ * no balancer) it is `apiserver` on 127.0.0.1 and 10.240.0.1:6443, as before. With N > 1 each
+ * `apiserver-<i>` has an address of its own on mk8s0, 10.240.0.(2+i), port 6443 (the `kubernetes`
+ * Service's endpoints differ by IP, one port for all, as upstream's), and the balancer takes
+ * 127.0.0.1:6443 and 10.240.0.1:6443, the addresses every kubeconfig names.
+ */
+export interface ApiserverPlan { name: string; ip: string; bindAddress: string; port: number; readyHost: string }
+
+export function apiserverPlans(count: number): ApiserverPlan[] {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_APISERVERS) throw new Error(`--apiservers must be 1 to ${MAX_APISERVERS}, not ${count}`);
+  if (count === 1) return [{ name: 'apiserver', ip: HOST_BRIDGE_IP, bindAddress: `127.0.0.1,${HOST_BRIDGE_IP}`, port: APISERVER_PORT, readyHost: '127.0.0.1' }];
+  return Array.from({ length: count }, (_, i) => {
+    const ip = `10.240.0.${2 + i}`;
+    return { name: `apiserver-${i}`, ip, bindAddress: ip, port: APISERVER_PORT, readyHost: ip };
+  });
+}
+
+/** Every address an apiserver of any count may serve on: the serving certificate carries them all. */
+export function apiserverCertIPs(): string[] {
+  return Array.from({ length: MAX_APISERVERS }, (_, i) => `10.240.0.${2 + i}`);
+}
+
+/** True for the supervised names of apiservers (`apiserver`, `apiserver-0`, ...). */
+export const isApiserverName = (n: string) => /^apiserver(-\d+)?$/.test(n);
+
 export interface NodePlan { name: string; netns: string; ip: string; hostVeth: string }
 
 /** Node i (1-based) is node-i at 10.240.0.(10+i), in netns mk8s-node-i. */

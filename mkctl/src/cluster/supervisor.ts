@@ -218,7 +218,8 @@ export class Supervisor {
     const log = openSync(join(paths.logs, `${spec.name}.log`), 'a');
     const restarting = e?.status.state === 'backoff'; // a release from hold is a start, not a restart
     if (restarting) writeSync(log, `mk8s-supervisor: ${spec.name} exited (${describeExit(e!.status.lastExit!)}), restart ${e!.status.restarts + 1} after ${(e!.status.delayMs ?? 0) / 1000}s\n`);
-    const [cmd, args] = spec.netns ? ['ip', ['netns', 'exec', spec.netns, spec.command, ...spec.args]] : [spec.command, spec.args];
+    const specArgs = [...cpuProfileArgs(spec), ...spec.args];
+    const [cmd, args] = spec.netns ? ['ip', ['netns', 'exec', spec.netns, spec.command, ...specArgs]] : [spec.command, specArgs];
     let child: ChildProcess;
     try {
       // Its own process group: stopping it ends its children too, and the supervisor's exit does not.
@@ -353,4 +354,15 @@ export async function stopSupervisor(sp: SupervisorPaths, timeoutMs = 10_000): P
   if (isAlive(pid)) { try { process.kill(pid!, 'SIGKILL'); } catch { /* gone */ } }
   rmSync(pidFile(sp.run, SUPERVISOR_NAME), { force: true });
   return true;
+}
+
+/**
+ * MK8S_CPU_PROF=<regexp of process names> with MK8S_CPU_PROF_DIR=<dir>: those node processes run
+ * with --cpu-prof, a profile written to the dir when they exit (a debugging aid for benches; node
+ * refuses --cpu-prof in NODE_OPTIONS, hence arguments).
+ */
+export function cpuProfileArgs(spec: Pick<SupervisedSpec, 'name' | 'command'>, env: NodeJS.ProcessEnv = process.env): string[] {
+  const re = env['MK8S_CPU_PROF']; const dir = env['MK8S_CPU_PROF_DIR'];
+  if (!re || !dir || spec.command !== process.execPath || !new RegExp(re).test(spec.name)) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${spec.name}.${Date.now()}.cpuprofile`];
 }

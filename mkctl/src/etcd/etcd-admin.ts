@@ -17,8 +17,8 @@ import { Agent, request } from 'node:https';
 import { resolve } from 'node:path';
 import { pkiPaths } from '@mk8s/component-base/pki';
 import { statePaths, type StatePaths } from '../cluster/paths.js';
-import { ETCD_MEMBERS, APISERVER_PORT, etcdInitialCluster, type EtcdMember } from '../cluster/network-plan.js';
-import { readSupervisorStatus, setHold, supervisorPaths } from '../cluster/supervisor.js';
+import { ETCD_MEMBERS, APISERVER_PORT, etcdInitialCluster, isApiserverName, type EtcdMember } from '../cluster/network-plan.js';
+import { readSpecs, readSupervisorStatus, setHold, supervisorPaths } from '../cluster/supervisor.js';
 import { formatSize, parseEtcdJson, planRestore, revisionBump, spawnFailure, statusRows, type EndpointStatus, type MemberInfo } from './plan.js';
 
 type Out = (line: string) => void;
@@ -181,8 +181,10 @@ export async function snapshotRestore(o: RestoreOptions, p: StatePaths = statePa
   const plan = planRestore({ members: ETCD_MEMBERS, etcdDir: p.etcd, file, stamp, token: 'mk8s-local' });
   out(`Restoring etcd from ${file} (revision ${info.revision}, ${info.totalKey} keys); the cluster is at revision ${current}`);
 
-  const held = [...(sup?.processes['apiserver'] ? ['apiserver'] : []), ...ETCD_MEMBERS.map((m) => m.name)];
-  await setHold(sp, held.filter((n) => n === 'apiserver'), true, timeoutMs);
+  // Every apiserver (one, or N behind the balancer): none may serve from a stale watch cache meanwhile.
+  const apiservers = readSpecs(sp).map((x) => x.name).filter(isApiserverName).sort();
+  const held = [...apiservers, ...ETCD_MEMBERS.map((m) => m.name)];
+  await setHold(sp, apiservers, true, timeoutMs);
   await setHold(sp, ETCD_MEMBERS.map((m) => m.name), true, timeoutMs);
   out(`  stopped ${held.join(', ')} (held by the supervisor)`);
   let released = false;
@@ -204,13 +206,13 @@ export async function snapshotRestore(o: RestoreOptions, p: StatePaths = statePa
     const reached = await bumpRevision(p, target);
     etcdctl(p, ETCD_MEMBERS.map(endpointOf), ['compact', String(reached)]);
     out(`  revision moved from ${info.revision} to ${reached} and compacted there: new resourceVersions continue past ${current}, older watches get 410 Gone and relist`);
-    await setHold(sp, held.filter((n) => n === 'apiserver'), false, timeoutMs);
+    await setHold(sp, apiservers, false, timeoutMs);
     released = true;
   } finally {
     // A failed restore must not leave the cluster stopped behind a hold.
     if (!released) { try { await setHold(sp, held, false, timeoutMs); } catch { /* reported below */ } }
   }
-  if (held.includes('apiserver')) {
+  if (apiservers.length > 0) {
     const ca = pkiPaths(p.pki, []).ca.cert;
     await waitUntil('apiserver /readyz', () => httpsOk(`https://127.0.0.1:${APISERVER_PORT}/readyz`, ca), timeoutMs);
   }

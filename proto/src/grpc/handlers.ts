@@ -76,6 +76,7 @@ export function runtimeServiceHandlers(impl: RuntimeService): RuntimeServiceHand
     ReopenContainerLog: unary(async (req) => { await impl.reopenContainerLog(id(req.containerId, 'containerId')); return {}; }),
     ContainerStats: unary(async (req) => ({ stats: await impl.containerStats(id(req.containerId, 'containerId')) })),
     ListContainerStats: unary(async (req) => ({ stats: await impl.listContainerStats(containerStatsFilterFromWire(req.filter)) })),
+    PodSandboxStats: unary(async (req) => ({ stats: await impl.podSandboxStats(id(req.podSandboxId, 'podSandboxId')) })),
     ListPodSandboxStats: unary(async (req) => ({ stats: await impl.listPodSandboxStats(podSandboxStatsFilterFromWire(req.filter)) })),
     UpdateRuntimeConfig: unary(async (req) => {
       const podCidr = req.runtimeConfig?.networkConfig?.podCidr;

@@ -151,11 +151,14 @@ export class RemoteRuntimeService implements RuntimeService {
 
   async reopenContainerLog(containerId: string): Promise<void> { await this.call('ReopenContainerLog', { containerId }); }
   async containerStats(containerId: string): Promise<ContainerStats> {
-    return (await this.call<{ stats: ContainerStats }>('ContainerStats', { containerId })).stats;
+    return denull((await this.call<{ stats: ContainerStats }>('ContainerStats', { containerId })).stats) as ContainerStats;
   }
   async listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]> {
     const wire = filter ? { id: filter.id ?? '', podSandboxId: filter.podSandboxId ?? '', labelSelector: filter.labelSelector ?? {} } : null;
-    return (await this.call<{ stats?: ContainerStats[] }>('ListContainerStats', { filter: wire })).stats ?? [];
+    return ((await this.call<{ stats?: ContainerStats[] }>('ListContainerStats', { filter: wire })).stats ?? []).map((s) => denull(s) as ContainerStats);
+  }
+  async podSandboxStats(podSandboxId: string): Promise<PodSandboxStats> {
+    return denull((await this.call<{ stats: PodSandboxStats }>('PodSandboxStats', { podSandboxId })).stats) as PodSandboxStats;
   }
   async listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> {
     const wire = filter ? { id: filter.id ?? '', labelSelector: filter.labelSelector ?? {} } : null;

@@ -251,6 +251,19 @@ export function defineRuntimeServiceConformance(name: string, setup: () => Promi
       assert.deepEqual(await rt().listPodSandboxStats({ id: UNKNOWN_ID }), []);
     });
 
+    test('podSandboxStats sums the pod and lists its running containers', async (tc) => {
+      const { sandbox, id } = await newRunningContainer(tc);
+      const s = await rt().podSandboxStats(sandbox.id);
+      assert.equal(s.attributes.id, sandbox.id);
+      assert.deepEqual((s.linux?.containers ?? []).map((c) => c.attributes.id), [id]);
+      const c = s.linux!.containers![0]!;
+      assert.ok(s.linux?.cpu?.usageCoreNanoSeconds !== undefined && s.linux.memory?.workingSetBytes !== undefined);
+      // The pod is at least its container (the pause container adds to it).
+      assert.ok(s.linux.cpu.usageCoreNanoSeconds.value >= (c.cpu?.usageCoreNanoSeconds?.value ?? 0));
+      assert.ok(s.linux.memory.workingSetBytes.value >= (c.memory?.workingSetBytes?.value ?? 0));
+      await assert.rejects(rt().podSandboxStats(UNKNOWN_ID), isNotFound);
+    });
+
     test('images: list, status, failed pull, fs info', async () => {
       const img = t().images;
       const present = await img.imageStatus({ image: t().image });

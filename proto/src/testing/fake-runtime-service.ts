@@ -335,12 +335,21 @@ export class FakeRuntimeService implements RuntimeService {
     if (c.state !== 'CONTAINER_RUNNING') throw new CriError('FailedPrecondition', `container ${containerId} is not running`);
   }
 
+  /**
+   * What the stats methods report for a container, by container id (tests set them; the cumulative
+   * CPU counter and the memory working set; usageNanoCores only when set, as a real runtime omits
+   * it on a first sample). Unset: zeros.
+   */
+  readonly containerUsage = new Map<string, { usageCoreNanoSeconds: number; usageNanoCores?: number; workingSetBytes: number; rssBytes?: number; rootfsBytes?: number }>();
+
   private stats(c: FakeContainer): ContainerStats {
     const timestamp = this.nowNs();
+    const u = this.containerUsage.get(c.id) ?? { usageCoreNanoSeconds: 0, workingSetBytes: 0 };
     return {
       attributes: { id: c.id, metadata: { ...c.config.metadata }, labels: { ...c.config.labels }, annotations: { ...c.config.annotations } },
-      cpu: { timestamp, usageCoreNanoSeconds: { value: 0 } },
-      memory: { timestamp, workingSetBytes: { value: 0 }, usageBytes: { value: 0 } },
+      cpu: { timestamp, usageCoreNanoSeconds: { value: u.usageCoreNanoSeconds }, ...(u.usageNanoCores !== undefined ? { usageNanoCores: { value: u.usageNanoCores } } : {}) },
+      memory: { timestamp, workingSetBytes: { value: u.workingSetBytes }, usageBytes: { value: u.workingSetBytes }, rssBytes: { value: u.rssBytes ?? u.workingSetBytes } },
+      ...(u.rootfsBytes !== undefined ? { writableLayer: { timestamp, fsId: { mountpoint: '/var/lib/fake' }, usedBytes: { value: u.rootfsBytes }, inodesUsed: { value: 1 } } } : {}),
     };
   }
 
@@ -357,22 +366,43 @@ export class FakeRuntimeService implements RuntimeService {
       .map((c) => this.stats(c));
   }
 
-  /** Network counters listPodSandboxStats reports for a sandbox (eth0), by sandbox id; tests set them. */
+  /** Network counters the sandbox stats report for a sandbox (eth0), by sandbox id; tests set them. */
   readonly sandboxNetwork = new Map<string, { rxBytes: number; txBytes: number }>();
+
+  private sandboxStats(s: FakeSandbox): PodSandboxStats {
+    const timestamp = this.nowNs();
+    const n = this.sandboxNetwork.get(s.id) ?? { rxBytes: 0, txBytes: 0 };
+    const eth0 = { name: 'eth0', rxBytes: { value: n.rxBytes }, rxErrors: { value: 0 }, txBytes: { value: n.txBytes }, txErrors: { value: 0 } };
+    const containers = [...this.containers.values()].filter((c) => c.podSandboxId === s.id && c.state === 'CONTAINER_RUNNING').map((c) => this.stats(c));
+    const sum = (f: (c: ContainerStats) => number | undefined) => containers.reduce((a, c) => a + (f(c) ?? 0), 0);
+    const rates = containers.map((c) => c.cpu?.usageNanoCores?.value);
+    return {
+      attributes: { id: s.id, metadata: { ...s.config.metadata }, labels: { ...s.config.labels }, annotations: { ...s.config.annotations } },
+      linux: {
+        cpu: {
+          timestamp, usageCoreNanoSeconds: { value: sum((c) => c.cpu?.usageCoreNanoSeconds?.value) },
+          ...(rates.length && rates.every((r) => r !== undefined) ? { usageNanoCores: { value: sum((c) => c.cpu?.usageNanoCores?.value) } } : {}),
+        },
+        memory: { timestamp, workingSetBytes: { value: sum((c) => c.memory?.workingSetBytes?.value) }, usageBytes: { value: sum((c) => c.memory?.usageBytes?.value) }, rssBytes: { value: sum((c) => c.memory?.rssBytes?.value) } },
+        network: { timestamp, defaultInterface: eth0, interfaces: [eth0] },
+        process: { timestamp, processCount: { value: containers.length + 1 } },
+        containers,
+      },
+    };
+  }
+
+  async podSandboxStats(podSandboxId: string): Promise<PodSandboxStats> {
+    this.record('podSandboxStats');
+    const s = this.sandboxes.get(podSandboxId);
+    if (!s || s.state !== 'SANDBOX_READY') throw new CriError('NotFound', `pod sandbox ${podSandboxId} not found`);
+    return this.sandboxStats(s);
+  }
 
   async listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]> {
     this.record('listPodSandboxStats');
-    const timestamp = Date.now() * 1e6;
     return [...this.sandboxes.values()]
       .filter((s) => s.state === 'SANDBOX_READY' && (!filter?.id || s.id === filter.id) && matches(s.config.labels ?? {}, filter?.labelSelector))
-      .map((s) => {
-        const n = this.sandboxNetwork.get(s.id) ?? { rxBytes: 0, txBytes: 0 };
-        const eth0 = { name: 'eth0', rxBytes: { value: n.rxBytes }, rxErrors: { value: 0 }, txBytes: { value: n.txBytes }, txErrors: { value: 0 } };
-        return {
-          attributes: { id: s.id, metadata: { ...s.config.metadata }, labels: { ...s.config.labels }, annotations: { ...s.config.annotations } },
-          linux: { network: { timestamp, defaultInterface: eth0, interfaces: [eth0] } },
-        };
-      });
+      .map((s) => this.sandboxStats(s));
   }
 
   async updateRuntimeConfig(config: RuntimeConfig): Promise<void> {

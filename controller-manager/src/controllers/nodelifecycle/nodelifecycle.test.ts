@@ -103,3 +103,63 @@ test('nodelifecycle: taints go away when the node is Ready again', async () => {
   await f.reconcile('a');
   assert.deepEqual((await getNode(f, 'a')).spec?.taints, [{ key: 'dedicated', value: 'x', effect: 'NoSchedule' }]);
 });
+
+test('nodelifecycle: 2 of 3 nodes down is a Normal zone: both tainted, paced by the eviction rate (0.1 nodes/s)', async () => {
+  const { f, c } = setup(['a', 'b', 'c']);
+  await c.monitorNodeHealth(sig());
+  f.clock.step(45_000);
+  const cur = await f.client.resource<Obj<Lease>>(Leases, 'kube-node-lease').get('a');
+  await f.client.resource<Obj<Lease>>(Leases, 'kube-node-lease').update({ ...cur, spec: { ...cur.spec, renewTime: new Date(f.clock.now()).toISOString() } });
+  await syncCache(f, Leases, 'kube-node-lease');
+  await c.monitorNodeHealth(sig());
+  await syncCache(f, Nodes);
+  await c.monitorNodeHealth(sig());
+  assert.equal(c.zones().get(':\x00:z1')?.state, 'Normal', 'PartialDisruption needs more than 2 not-ready nodes');
+  const noExec = async (n: string) => ((await getNode(f, n)).spec?.taints ?? []).some((t) => t.effect === 'NoExecute');
+  await f.reconcile('b');
+  const second = await f.reconcile('c');
+  assert.deepEqual([await noExec('a'), await noExec('b'), await noExec('c')], [false, true, false]);
+  assert.equal(second.result && second.result.requeueAfterMs, 10_000, 'the next taint in this zone after 1/evictionQPS');
+  f.clock.step(10_000);
+  await syncCache(f, Nodes);
+  await f.reconcile('c');
+  assert.equal(await noExec('c'), true);
+});
+
+test('nodelifecycle: entering full disruption lifts NoExecute taints already added; leaving it taints the nodes still down again, its pacing started afresh', async () => {
+  const { f, c, t0 } = setup(['a', 'b']);
+  await c.monitorNodeHealth(sig());
+  f.clock.step(45_000);
+  const renew = async (n: string) => {
+    const cur = await f.client.resource<Obj<Lease>>(Leases, 'kube-node-lease').get(n);
+    await f.client.resource<Obj<Lease>>(Leases, 'kube-node-lease').update({ ...cur, spec: { ...cur.spec, renewTime: new Date(f.clock.now()).toISOString() } });
+    await syncCache(f, Leases, 'kube-node-lease');
+  };
+  await renew('a');
+  await c.monitorNodeHealth(sig());
+  await syncCache(f, Nodes);
+  await c.monitorNodeHealth(sig());
+  await f.reconcile('b');
+  assert.ok((await getNode(f, 'b')).spec?.taints?.some((t) => t.effect === 'NoExecute'), 'b alone down: tainted');
+  // Now a stops too: every node down.
+  f.clock.step(45_000);
+  await c.monitorNodeHealth(sig());
+  await syncCache(f, Nodes);
+  await c.monitorNodeHealth(sig());
+  assert.equal(c.zones().get(':\x00:z1')?.state, 'FullDisruption');
+  await syncCache(f, Nodes);
+  await f.reconcile('a'); await f.reconcile('b');
+  assert.deepEqual((await f.client.resource<Obj<Node>>(Nodes).list()).items.flatMap((n) => n.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute'), [], 'no NoExecute taint in full disruption');
+  // a's kubelet posts Ready again: out of full disruption, b (still down) is tainted again at once.
+  const a = await getNode(f, 'a');
+  const at = iso(f.clock.now());
+  await f.client.resource<Obj<Node>>(Nodes).updateStatus({ ...a, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: at, lastTransitionTime: at }] } });
+  await renew('a');
+  await syncCache(f, Nodes);
+  await c.monitorNodeHealth(sig());
+  assert.equal(c.zones().get(':\x00:z1')?.state, 'Normal');
+  await syncCache(f, Nodes);
+  await f.reconcile('b');
+  assert.ok((await getNode(f, 'b')).spec?.taints?.some((t) => t.key === 'node.kubernetes.io/unreachable' && t.effect === 'NoExecute'), 'b tainted again');
+  void t0;
+});

@@ -103,7 +103,13 @@ export class NodeLifecycleController extends BaseController {
     const all = zones.size > 0 && [...this.zoneStates.values()].every((z) => z.state === 'FullDisruption');
     if (all !== this.allZonesDisrupted) {
       if (all) this.log.warn('Controller detected that all Nodes are not-Ready. Entering master disruption mode');
-      else this.log.info('Controller detected that some Nodes are Ready. Exiting master disruption mode');
+      else {
+        this.log.info('Controller detected that some Nodes are Ready. Exiting master disruption mode');
+        // As upstream's handleDisruption: every node gets a fresh grace period (the outage may have been
+        // the control plane's), and each zone's eviction pacing starts over.
+        for (const h of this.health.values()) h.probeTimestamp = now;
+        this.zoneNextTaint.clear();
+      }
     }
     this.allZonesDisrupted = all;
     for (const n of this.nodes.lister.list()) this.enqueue(n.metadata.name);

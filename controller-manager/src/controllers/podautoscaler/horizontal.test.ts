@@ -35,7 +35,8 @@ function setup(objs: unknown[], usage?: Record<string, number>) {
   if (usage) metrics.resources.set('cpu', cpu(usage));
   const c = f.build((ctx) => new HorizontalController(ctx, { metrics }));
   for (const o of objs) f.seed(o as never);
-  const sync = async () => { f.client.clearActions(); try { await f.reconcile('default/web'); return undefined; } catch (err) { return err as Error; } };
+  // The sync's error (reconcile itself logs it and requeues after the sync period).
+  const sync = async () => { f.client.clearActions(); try { await c.sync('default/web', AbortSignal.timeout(10_000)); return undefined; } catch (err) { return err as Error; } };
   const status = async () => (await f.client.resource<HPAObj>(HorizontalPodAutoscalers, 'default').get('web')).status!;
   const replicas = async () => (await f.client.resource<Json & { metadata: { name: string } }>(Deployments, 'default').get('web')).spec.replicas as number;
   const conds = async () => Object.fromEntries(((await status()).conditions ?? []).map((c) => [c.type, `${c.status} ${c.reason}`]));
@@ -148,6 +149,12 @@ describe('horizontal pod autoscaler controller', () => {
     const t = setup([deployment(2), hpa({ metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } }] }), pod('a'), pod('b')]);
     await t.sync();
     assert.equal((await t.conds())['ScalingActive'], 'False FailedGetPodsMetric');
+  });
+
+  test('a failed sync is retried at the sync period, not with exponential back-off', async () => {
+    const t = setup([deployment(2), hpa(), pod('a'), pod('b')]);
+    const { result } = await t.f.reconcile('default/web');
+    assert.deepEqual(result, { requeueAfterMs: 15_000 });
   });
 
   test('a missing target is AbleToScale False FailedGetScale; zero replicas disable scaling', async () => {

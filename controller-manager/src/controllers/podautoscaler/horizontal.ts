@@ -25,6 +25,8 @@ type PodObj = Obj<Pod>;
 type Status = HorizontalPodAutoscalerStatus;
 type ConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited';
 
+/** How long a resolved scale target mapping is trusted before discovery is read again. */
+const MAPPING_TTL_MS = 60_000;
 /** --horizontal-pod-autoscaler-sync-period. */
 export const DEFAULT_SYNC_PERIOD_MS = 15_000;
 
@@ -75,6 +77,8 @@ export class HorizontalController extends BaseController {
   private readonly calc: Omit<CalculatorOptions, 'now'>;
   /** Per-HPA recommendations and scale events (upstream's maps); dropped when the HPA goes. */
   private readonly history = new Map<string, KeyHistory>();
+  /** group/kind → the resource serving it (a small RESTMapper cache). */
+  private readonly mappings = new Map<string, { r: ResourceDescriptor; atMs: number }>();
 
   constructor(ctx: ControllerContext, o: HorizontalControllerOptions = {}) {
     super(ctx, 'horizontalpodautoscaler');
@@ -99,10 +103,27 @@ export class HorizontalController extends BaseController {
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
-    const shared = this.hpas.lister.get(key);
-    if (!shared) { this.history.delete(key); return {}; }
-    await this.reconcileAutoscaler(shared, key, signal);
+    if (!this.hpas.lister.get(key)) { this.history.delete(key); return {}; }
+    try {
+      await this.sync(key, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      // Upstream's queue retries every HPA at the fixed sync period, failed or not (its rate
+      // limiter is a FixedItemIntervalRateLimiter): no exponential back-off that would leave an HPA
+      // unsynced for minutes after metrics come back. The failure is in its events and conditions.
+      this.log.warn({ err, hpa: key }, 'Sync of HorizontalPodAutoscaler failed');
+    }
     return { requeueAfterMs: this.syncPeriodMs };
+  }
+
+  /**
+   * One sync of the HPA at key (upstream reconcileAutoscaler): rejects with upstream's error text
+   * when it could not read the scale or the metrics or write the scale (after recording the Event
+   * and the condition). reconcile() calls it; tests call it to see the error.
+   */
+  async sync(key: string, signal: AbortSignal): Promise<void> {
+    const shared = this.hpas.lister.get(key);
+    if (shared) await this.reconcileAutoscaler(shared, key, signal);
   }
 
   private historyOf(key: string): KeyHistory {
@@ -111,12 +132,20 @@ export class HorizontalController extends BaseController {
     return h;
   }
 
-  /** The served resource of a scale target (upstream RESTMapper.RESTMappings(groupKind) + the scale subresource). */
+  /**
+   * The served resource of a scale target (upstream RESTMapper.RESTMappings(groupKind) + the scale
+   * subresource). Found mappings are kept for a while: discovery that partly fails (an aggregated
+   * API down) is not cached by CachedDiscovery, and every sync of every HPA must not redo it.
+   */
   private async targetResource(apiVersion: string, kind: string, signal: AbortSignal): Promise<ResourceDescriptor> {
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const gk = `${group}/${kind}`;
+    const hit = this.mappings.get(gk);
+    if (hit && this.ctx.clock.now() - hit.atMs < MAPPING_TTL_MS) return hit.r;
     let all: ResourceDescriptor[];
     try { all = await this.discovery.serverPreferredResources(signal); } catch (err) { all = partialResources(err); }
     const r = all.find((d) => d.group === group && d.kind === kind);
+    if (r?.subresources.includes('scale')) this.mappings.set(gk, { r, atMs: this.ctx.clock.now() });
     if (!r) throw new Error(`no matches for kind "${kind}" in group "${group}"`);
     if (!r.subresources.includes('scale')) throw new Error(`${r.resource}.${group || 'core'} does not serve the scale subresource`);
     return r;

@@ -10,7 +10,9 @@ export interface CpuUsage {
    */
   'usageCoreNanoSeconds'?: (_runtime_v1_UInt64Value | null);
   /**
-   * Average over the sampling interval, when known.
+   * Average over the sampling window (the runtime keeps earlier samples: at least 1 s, as
+   * cadvisor's housekeeping interval, so a scrape every 15 s reads the rate over those 15 s);
+   * unset on the first sample of a container.
    */
   'usageNanoCores'?: (_runtime_v1_UInt64Value | null);
 }
@@ -22,7 +24,9 @@ export interface CpuUsage__Output {
    */
   'usageCoreNanoSeconds': (_runtime_v1_UInt64Value__Output | null);
   /**
-   * Average over the sampling interval, when known.
+   * Average over the sampling window (the runtime keeps earlier samples: at least 1 s, as
+   * cadvisor's housekeeping interval, so a scrape every 15 s reads the rate over those 15 s);
+   * unset on the first sample of a container.
    */
   'usageNanoCores': (_runtime_v1_UInt64Value__Output | null);
 }

@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Pod } from '@mk8s/api';
+import { VolumeStats } from './volume-stats.js';
+
+test('VolumeStats walks the kubelet-managed volumes of a pod, cached for cacheMs; hostPath and claims are left out', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'mk8s-vol-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, 'pods', 'u1', 'volumes', 'kubernetes.io~empty-dir', 'cache');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'a'), Buffer.alloc(8192, 1));
+  const pod = { metadata: { uid: 'u1' }, spec: { containers: [], volumes: [{ name: 'cache', emptyDir: {} }, { name: 'h', hostPath: { path: '/tmp' } }, { name: 'c', persistentVolumeClaim: { claimName: 'x' } }] } } as unknown as Pod;
+  let now = 0;
+  const v = new VolumeStats({ rootDir: root, nowMs: () => now, cacheMs: 60_000 });
+  const first = await v.podVolumes(pod);
+  assert.equal(first.length, 1);
+  assert.equal(first[0]!.name, 'cache');
+  assert.equal(first[0]!.inodesUsed, 1);
+  assert.ok(first[0]!.usedBytes >= 8192);
+  writeFileSync(join(dir, 'b'), 'x');
+  now = 30_000;
+  assert.equal((await v.podVolumes(pod))[0]!.inodesUsed, 1, 'cached');
+  now = 60_000;
+  assert.equal((await v.podVolumes(pod))[0]!.inodesUsed, 2, 'walked again');
+  v.retain(new Set());
+  rmSync(dir, { recursive: true });
+  assert.deepEqual(await v.podVolumes(pod), [], 'a volume not on disk is left out');
+});
