@@ -45,3 +45,21 @@ export function translateTimestampSince(ts: string | undefined | null, now: numb
   if (Number.isNaN(t)) return '<unknown>';
   return humanDuration(now - t);
 }
+
+/**
+ * Go's time.ParseDuration for flags: "15s", "1m30s", "300ms", "1h" (or a bare number of seconds,
+ * as several upstream flags accept). Returns ms. @throws Error `time: invalid duration "x"`
+ */
+export function parseGoDuration(s: string): number {
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let pos = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * (units[m[2] ?? 's'] ?? 1000);
+    pos = re.lastIndex;
+  }
+  if (pos !== s.length || s.length === 0) throw new Error(`time: invalid duration "${s}"`);
+  return total;
+}

@@ -12,7 +12,7 @@ export * from './defaults/index.js';
 export * from './validation/index.js';
 export * from './patch/index.js';
 export * from './equality.js';
-export { humanDuration, translateTimestampSince } from './duration.js';
+export { humanDuration, translateTimestampSince, parseGoDuration } from './duration.js';
 export { parseCronSchedule, isValidTimeZone, type CronSchedule } from './cron.js';
 export * from './storage/volume-util.js';
 export { queryBool, type QueryValue } from './query.js';

@@ -71,3 +71,20 @@ export async function waitFor<T>(cond: () => T | Promise<T>, o: { timeoutMs?: nu
 export function metaOf(obj: unknown): KubeObject['metadata'] | undefined {
   return (obj as KubeObject | undefined)?.metadata;
 }
+
+const DECIMAL = /^(0|[1-9]\d*)$/;
+
+/**
+ * Whether a cached copy (resourceVersion `cached`) has caught up with a write this component made
+ * (the server answered `written`). resourceVersions are opaque to clients; the one ordering a
+ * client may rely on is upstream's own in its assume caches (scheduler assumecache,
+ * PV controller storeObjectUpdate): both parse them as etcd revisions (int64) and compare. So do
+ * this, exactly (BigInt, no float rounding), and only when both are decimal integers; any other
+ * resourceVersion is only compared for equality. A missing cached object has not caught up.
+ */
+export function resourceVersionCaughtUp(cached: string | undefined, written: string): boolean {
+  if (cached === undefined) return false;
+  if (cached === written) return true;
+  if (!DECIMAL.test(cached) || !DECIMAL.test(written)) return false;
+  return BigInt(cached) >= BigInt(written);
+}

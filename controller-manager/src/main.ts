@@ -33,6 +33,7 @@ const flags = parseFlags(process.argv.slice(2), {
   'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
   'horizontal-pod-autoscaler-downscale-stabilization': { type: 'string', default: '5m0s' },
   'horizontal-pod-autoscaler-tolerance': { type: 'string', default: '0.1' },
+  'terminated-pod-gc-threshold': { type: 'string', default: '12500' },
 });
 const featureGateErr = setFeatureGatesFlag(defaultFeatureGate, flags['feature-gates'] ?? '');
 if (featureGateErr) { process.stderr.write(`Error: ${featureGateErr}\n`); process.exit(1); }
@@ -87,6 +88,7 @@ function build(): ReturnType<typeof createControllerManager> {
     hpaSyncPeriodMs: ms('horizontal-pod-autoscaler-sync-period', flags['horizontal-pod-autoscaler-sync-period']),
     hpaDownscaleStabilizationMs: ms('horizontal-pod-autoscaler-downscale-stabilization', flags['horizontal-pod-autoscaler-downscale-stabilization']),
     hpaTolerance: Number(flags['horizontal-pod-autoscaler-tolerance']),
+    terminatedPodGCThreshold: Number(flags['terminated-pod-gc-threshold']),
     qps: Number(flags['kube-api-qps']),
     burst: Number(flags['kube-api-burst']),
     logger,

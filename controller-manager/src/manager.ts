@@ -25,6 +25,7 @@ import { ServiceAccountController } from './controllers/serviceaccount/serviceac
 import { JobController } from './controllers/job/job.js';
 import { CronJobController } from './controllers/cronjob/cronjob.js';
 import { TTLAfterFinishedController } from './controllers/ttlafterfinished/ttlafterfinished.js';
+import { PodGCController } from './controllers/podgc/podgc.js';
 import { DaemonSetController } from './controllers/daemonset/daemonset.js';
 import { StatefulSetController } from './controllers/statefulset/statefulset.js';
 import { DisruptionController } from './controllers/disruption/disruption.js';
@@ -84,6 +85,8 @@ export interface ControllerManagerConfig {
   hpaDownscaleStabilizationMs?: number;
   /** --horizontal-pod-autoscaler-tolerance. @default 0.1 */
   hpaTolerance?: number;
+  /** Terminated pods the pod GC keeps (--terminated-pod-gc-threshold); ≤ 0: no limit. @default 12500 */
+  terminatedPodGCThreshold?: number;
   /** Workers per controller (by name). */
   workers?: Partial<Record<string, number>>;
   /** Client rate limit of the clientset built here. @default 1000 / burst 2000 */
@@ -139,6 +142,10 @@ export const KNOWN_CONTROLLERS: Record<string, { component: string; create: Fact
   },
   job: { component: 'job-controller', aliases: ['job-controller'], create: (ctx) => new JobController(ctx) },
   cronjob: { component: 'cronjob-controller', aliases: ['cronjob-controller'], create: (ctx) => new CronJobController(ctx) },
+  podgc: {
+    component: 'pod-garbage-collector-controller', aliases: ['pod-garbage-collector', 'pod-garbage-collector-controller'],
+    create: (ctx, cfg) => new PodGCController(ctx, cfg.terminatedPodGCThreshold !== undefined && Number.isFinite(cfg.terminatedPodGCThreshold) ? { terminatedPodThreshold: cfg.terminatedPodGCThreshold } : {}),
+  },
   'ttl-after-finished': { component: 'ttl-after-finished-controller', aliases: ['ttl-after-finished-controller'], create: (ctx) => new TTLAfterFinishedController(ctx) },
   daemonset: { component: 'daemonset-controller', aliases: ['daemonset-controller'], create: (ctx) => new DaemonSetController(ctx) },
   statefulset: { component: 'statefulset-controller', aliases: ['statefulset-controller'], create: (ctx) => new StatefulSetController(ctx) },

@@ -159,3 +159,18 @@ test('etcd snapshot save, delete, restore: the objects are back and resourceVers
     spawnSync('rm', ['-f', snap]);
   }
 });
+
+test('kubectl delete node: the pod GC force-deletes the pods bound to it after its quarantine', async () => {
+  const ghost = `${ns}-ghost`;
+  kubectlOk(['apply', '-f', '-'], { input: `apiVersion: v1\nkind: Node\nmetadata: {name: ${ghost}}\n` });
+  try {
+    // Bound to a node no kubelet runs: it stays Pending there until someone collects it.
+    kubectlOk(['-n', ns, 'apply', '-f', '-'], { input: `apiVersion: v1\nkind: Pod\nmetadata: {name: orphan}\nspec:\n  nodeName: ${ghost}\n  containers:\n  - {name: c, image: busybox, command: [sleep, "3600"]}\n` });
+    assert.equal(kubectlOk(['-n', ns, 'get', 'pod', 'orphan', '-o', 'jsonpath={.spec.nodeName}']), ghost);
+    kubectlOk(['delete', 'node', ghost]);
+    // Upstream: 40 s of quarantine, a GC pass every 20 s.
+    await waitFor(() => kubectl(['-n', ns, 'get', 'pod', 'orphan', '-o', 'name']).code !== 0, { timeoutMs: 150_000, intervalMs: 2_000, what: 'the orphaned pod deleted by the pod GC' });
+  } finally {
+    kubectl(['delete', 'node', ghost, '--ignore-not-found']);
+  }
+});

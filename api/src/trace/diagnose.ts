@@ -53,9 +53,26 @@ const stored = (kind: string, o: Meta): Link => ({
 
 const ownedBy = (o: Meta, owner: Meta) => !!o.metadata?.ownerReferences?.some((r) => r.uid === owner.metadata?.uid && r.controller !== false);
 
+/**
+ * The Events of one object, oldest first. Indexed once per events array (a chain asks for each
+ * pod's Events in every check: without it, pods × events). The memo is keyed by the caller's
+ * array and dropped at the start of each diagnose(), so an array changed in between is re-read.
+ */
+const eventIndex = new WeakMap<readonly core.Event[], Map<string, core.Event[]>>();
 function eventsFor(events: core.Event[] | undefined, kind: string, name: string): core.Event[] {
-  return (events ?? []).filter((e) => e.involvedObject.kind === kind && e.involvedObject.name === name)
-    .sort((a, b) => evTime(a) - evTime(b));
+  if (!events) return [];
+  let idx = eventIndex.get(events);
+  if (!idx) {
+    idx = new Map();
+    for (const e of events) {
+      const k = `${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''}`;
+      const xs = idx.get(k);
+      if (xs) xs.push(e); else idx.set(k, [e]);
+    }
+    for (const xs of idx.values()) xs.sort((a, b) => evTime(a) - evTime(b));
+    eventIndex.set(events, idx);
+  }
+  return [...(idx.get(`${kind}/${name}`) ?? [])];
 }
 const evTime = (e: core.Event) => Date.parse(e.lastTimestamp || e.eventTime || e.firstTimestamp || e.metadata?.creationTimestamp || '') || 0;
 const evIso = (e: core.Event | undefined) => (e ? (e.lastTimestamp || e.eventTime || e.firstTimestamp || e.metadata?.creationTimestamp || undefined) : undefined);
@@ -459,6 +476,7 @@ function dnsLink(inp: TraceInput, svc: core.Service, ready: Set<string>, links: 
 
 /** Walks the chain for the target; the last link is the first broken one, if any. */
 export function diagnose(inp: TraceInput): Link[] {
+  if (inp.events) eventIndex.delete(inp.events);
   const links: Link[] = [];
   let pods: core.Pod[] | undefined;
   let services: core.Service[] = [];

@@ -59,6 +59,10 @@ async function listAt<T>(get: ApiGet, path: string): Promise<T[]> {
   return body?.items ?? [];
 }
 
+/** The target's own collection narrowed to it by name: what to watch to see it appear, change or go. */
+export const targetSource = (t: TraceTarget): string =>
+  withQuery(collectionPath(TRACE_RESOURCES[t.kind], t.namespace), { fieldSelector: `metadata.name=${t.name}` });
+
 /**
  * Reads what the chain of target needs. The target's own GET comes first, so a missing object
  * rejects with its NotFound before anything else is read. Concurrent reads; no writes.
@@ -67,8 +71,7 @@ export async function gatherTrace(get: ApiGet, target: TraceTarget): Promise<Tra
   const { kind, namespace: ns, name } = target;
   const self = TRACE_RESOURCES[kind];
   const obj = await get(objectPath(self, ns, name));
-  // The target's own collection, narrowed to it, so a watcher sees the target change.
-  const sources = [withQuery(collectionPath(self, ns), { fieldSelector: `metadata.name=${name}` })];
+  const sources = [targetSource(target)];
   const list = <T>(path: string): Promise<T[]> => { sources.push(path); return listAt<T>(get, path); };
   const at = (r: ResourceDescriptor, q?: Record<string, string>) => (q ? withQuery(collectionPath(r, ns), q) : collectionPath(r, ns));
 

@@ -1,2 +1,2 @@
 export { ValidatingWebhookConfigurations, MutatingWebhookConfigurations, validatingWebhookStrategy, mutatingWebhookStrategy, defaultWebhooks, validateWebhooks, type Webhook, type WebhookConfiguration, type RuleWithOperations } from './types.js';
-export { mutatingWebhookAdmission, validatingWebhookAdmission, matchesWebhook, ruleMatches, admissionReview, callWebhook, type WebhookAdmissionOptions, type ServiceResolver } from './webhook.js';
+export { mutatingWebhookAdmission, validatingWebhookAdmission, matchesWebhook, ruleMatches, admissionReview, callWebhook, compileWebhook, webhookUrl, CompiledWebhookSet, InvalidWebhookResponse, type CompiledWebhook, type WebhookAdmissionOptions, type ServiceResolver } from './webhook.js';

@@ -9,10 +9,10 @@ import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
 import { ConfigMaps, Namespaces, type KubeObject } from '@mk8s/api';
 import { MemoryStorage } from '../testing/memory-storage.js';
 import { buildApiServer } from '../server.js';
-import { callWebhook, matchesWebhook, ruleMatches } from './webhook.js';
+import { CompiledWebhookSet, callWebhook, matchesWebhook, ruleMatches, webhookUrl } from './webhook.js';
 import { createServer as createTcpServer } from 'node:net';
 import type { AdmissionAttributes } from '../admission/interfaces.js';
-import type { Webhook } from './types.js';
+import type { Webhook, WebhookConfiguration } from './types.js';
 
 type Json = Record<string, any>;
 
@@ -21,6 +21,8 @@ let server: Server | undefined;
 let url = '';
 let caBundle = '';
 const reviews: Json[] = [];
+/** The timeout= query parameter of each call. */
+const queries: string[] = [];
 
 /** A webhook server: /deny refuses ConfigMaps with data.bad, /label adds a label, /slow never answers. */
 before(async () => {
@@ -29,7 +31,9 @@ before(async () => {
   const cert = await issueCertificate(ca, { commonName: 'webhook', usage: 'server', ips: ['127.0.0.1'] });
   caBundle = Buffer.from(ca.certPem).toString('base64');
   server = createServer({ cert: cert.certPem, key: cert.keyPem }, (req, res) => {
-    if (req.url === '/trickle') {
+    const path = new URL(req.url ?? '/', 'https://x').pathname;
+    queries.push(new URL(req.url ?? '/', 'https://x').searchParams.get('timeout') ?? '');
+    if (path === '/trickle') {
       // Answers headers, then a byte now and then, never finishing (a socket idle timeout never fires).
       res.writeHead(200, { 'content-type': 'application/json' });
       const tick = setInterval(() => res.write(' '), 100);
@@ -44,9 +48,15 @@ before(async () => {
       const uid = review['request'].uid;
       const obj = review['request'].object;
       let response: Json = { uid, allowed: true };
-      if (req.url === '/slow') return;
-      if (req.url === '/deny' && obj?.data?.bad) response = { uid, allowed: false, status: { code: 403, message: 'bad data is not allowed here' } };
-      if (req.url === '/label') {
+      if (path === '/slow') return;
+      const b64 = (x: string) => Buffer.from(x).toString('base64');
+      if (path === '/garbage') { res.end('this is not JSON'); return; }
+      if (path === '/noresponse') { res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' })); return; }
+      if (path === '/badpatch') response = { uid, allowed: true, patchType: 'JSONPatch', patch: b64('{not json') };
+      if (path === '/objectpatch') response = { uid, allowed: true, patchType: 'JSONPatch', patch: b64('{"op":"add"}') };
+      if (path === '/noapply') response = { uid, allowed: true, patchType: 'JSONPatch', patch: b64(JSON.stringify([{ op: 'remove', path: '/spec/missing' }])) };
+      if (path === '/deny' && obj?.data?.bad) response = { uid, allowed: false, status: { code: 403, message: 'bad data is not allowed here' } };
+      if (path === '/label') {
         const patch = obj.metadata.labels ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }] : [{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }];
         response = { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the webhook'] };
       }
@@ -135,6 +145,70 @@ describe('admission webhooks', () => {
   });
 });
 
+describe('bad mutating responses', () => {
+  const write = async (t: { after(fn: () => unknown): void }, path: string, failurePolicy: 'Fail' | 'Ignore') => {
+    const app = await setup(t);
+    const made = await app.inject({ method: 'POST', url: MWC, payload: config('Mutating', 'm', [hook('bad.example.com', path, { failurePolicy })]) });
+    assert.equal(made.statusCode, 201, made.body);
+    return app.inject({ method: 'POST', url: CM, payload: cm('x') });
+  };
+  const cases: Array<[string, string]> = [
+    ['/badpatch', 'Internal error occurred: failed calling webhook "bad.example.com": received undecodable patch in webhook response: '],
+    ['/objectpatch', 'Internal error occurred: failed calling webhook "bad.example.com": received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch'],
+    ['/garbage', 'Internal error occurred: failed calling webhook "bad.example.com": failed to call webhook: the webhook response is not a valid AdmissionReview'],
+    ['/noresponse', 'Internal error occurred: failed calling webhook "bad.example.com": received invalid webhook response: webhook response was absent'],
+  ];
+  for (const [path, message] of cases) {
+    test(`${path}: a 500 InternalError Status under Fail, ignored under Ignore`, async (t) => {
+      const res = await write(t, path, 'Fail');
+      assert.equal(res.statusCode, 500, res.body);
+      const status = res.json();
+      assert.deepEqual([status.kind, status.status, status.reason, status.code], ['Status', 'Failure', 'InternalError', 500]);
+      assert.ok(status.message.startsWith(message), status.message);
+      assert.doesNotMatch(res.body, /\bat .*\.ts:\d+/);
+      const ignored = await write(t, path, 'Ignore');
+      assert.equal(ignored.statusCode, 201, ignored.body);
+    });
+  }
+  test('a patch that does not apply is an InternalError whatever the failurePolicy (upstream: NewInternalError)', async (t) => {
+    for (const policy of ['Fail', 'Ignore'] as const) {
+      const res = await write(t, '/noapply', policy);
+      assert.equal(res.statusCode, 500, res.body);
+      assert.equal(res.json().reason, 'InternalError');
+      assert.match(res.json().message, /^Internal error occurred: /);
+    }
+    // Nothing half-written.
+    const app = await setup(t);
+    assert.equal((await app.inject({ url: `${CM}/x` })).statusCode, 404);
+  });
+  test('the call carries ?timeout=<timeoutSeconds>s, as upstream\'s client adds it', async (t) => {
+    queries.length = 0;
+    const app = await setup(t);
+    await app.inject({ method: 'POST', url: MWC, payload: config('Mutating', 'm', [hook('label.example.com', '/label', { timeoutSeconds: 7 })]) });
+    assert.equal((await app.inject({ method: 'POST', url: CM, payload: cm('t') })).statusCode, 201);
+    assert.deepEqual(queries, ['7s']);
+    assert.equal(webhookUrl({ name: 'a.b.c', clientConfig: { service: { namespace: 'ns', name: 'svc', path: '/m?x=1' } } } as unknown as Webhook).toString(), 'https://svc.ns.svc/m?x=1&timeout=10s');
+  });
+});
+
+describe('compiled webhook set', () => {
+  const cfg = (name: string, rv: string, sel: Json = { matchLabels: { a: 'b' } }) => ({ metadata: { name, resourceVersion: rv }, webhooks: [{ name: `${name}.example.com`, clientConfig: {}, objectSelector: sel }] }) as unknown as WebhookConfiguration;
+  test('compiles each configuration once, again when its resourceVersion changes; name order', () => {
+    const set = new CompiledWebhookSet();
+    const first = set.update([cfg('b', '5'), cfg('a', '3')]);
+    assert.deepEqual(first.map((h) => h.webhook.name), ['a.example.com', 'b.example.com']);
+    assert.equal(set.compiled, 2);
+    assert.equal(set.update([cfg('a', '3'), cfg('b', '5')]), first, 'unchanged: the same compiled set');
+    assert.equal(set.compiled, 2);
+    const next = set.update([cfg('a', '3'), cfg('b', '9', { matchLabels: { c: 'd' } })]);
+    assert.equal(set.compiled, 3, 'only b compiled again');
+    assert.equal(next[0], first[0]);
+    assert.ok(next[1]!.objectSelector.matches({ c: 'd' }));
+    assert.deepEqual(set.update([cfg('b', '9')]).map((h) => h.webhook.name), ['b.example.com']);
+    assert.equal(set.compiled, 3);
+  });
+});
+
 describe('matching', () => {
   const attrs = (o: Partial<{ op: 'CREATE' | 'UPDATE' | 'DELETE'; labels: Record<string, string>; sub: string }> = {}) => ({
     operation: o.op ?? 'CREATE', resource: ConfigMaps, subresource: o.sub ?? '', namespace: 'default', name: 'x',
@@ -166,12 +240,12 @@ describe('matching', () => {
     await new Promise<void>((r) => probe.close(() => r()));
     const w = { name: 'down.example.com', clientConfig: { url: `https://127.0.0.1:${free}/validate` }, sideEffects: 'None', admissionReviewVersions: ['v1'] } as unknown as Webhook;
     await assert.rejects(callWebhook(w, { request: { uid: 'u' } }, async () => { throw new Error('unused'); }),
-      (err: Error) => err.message.startsWith(`Post "https://127.0.0.1:${free}/validate": `) && /ECONNREFUSED/.test(err.message));
+      (err: Error) => err.message.startsWith(`Post "https://127.0.0.1:${free}/validate?timeout=10s": `) && /ECONNREFUSED/.test(err.message));
   });
 
   test('timeoutSeconds bounds the whole call, also when the webhook keeps trickling bytes', { timeout: 10_000 }, async () => {
     const w = { name: 'trickle.example.com', clientConfig: { url: `${url}/trickle`, caBundle }, timeoutSeconds: 1, sideEffects: 'None', admissionReviewVersions: ['v1'] } as unknown as Webhook;
     await assert.rejects(callWebhook(w, { request: { uid: 'u' } }, async () => { throw new Error('unused'); }),
-      (err: Error) => err.message === `Post "${url}/trickle": context deadline exceeded`);
+      (err: Error) => err.message === `Post "${url}/trickle?timeout=1s": context deadline exceeded`);
   });
 });

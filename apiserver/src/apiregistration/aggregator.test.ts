@@ -8,7 +8,9 @@ import { silentLogger } from '@mk8s/component-base';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
 import { MemoryStorage } from '../testing/memory-storage.js';
 import { buildApiServer } from '../server.js';
-import { discoveryFailure, reachable } from './aggregator.js';
+import { apiServiceChanged, discoveryFailure, reachable } from './aggregator.js';
+import { FakeClock } from '@mk8s/component-base/testing';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 
 type Json = Record<string, any>;
 let dir = '';
@@ -80,7 +82,7 @@ describe('API aggregation', () => {
     assert.equal(down.statusCode, 503, down.body);
     assert.equal(down.body, 'service unavailable\n');
     await post('/api/v1/namespaces/default/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'api' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] });
-    // Endpoints changes are seen at the next check; touching the APIService checks now.
+    // The Endpoints change is checked at once (and so is the label change).
     await app.inject({ method: 'PATCH', url: '/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.example.com', headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { touched: 'yes' } } } });
     const ok = await available('True');
     assert.equal(ok.reason, 'Passed');
@@ -100,6 +102,57 @@ describe('API aggregation', () => {
     await eventually(async () => ((await app.inject({ url: '/apis/metrics.example.com/v1beta1/namespaces/default/widgets' })).statusCode === 404 ? true : undefined), 'unserved');
   });
 
+  test('checks run concurrently, bounded each; an Endpoints change is checked at once', async (t) => {
+    // A backend that accepts connections and never answers (a hanging aggregated API server).
+    const sockets = new Set<Socket>();
+    const hang = createTcpServer((sock) => { sockets.add(sock); sock.on('close', () => sockets.delete(sock)); });
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
+    const hangPort = (hang.address() as { port: number }).port;
+    t.after(() => { for (const s of sockets) s.destroy(); hang.close(); });
+    // A fake clock: the periodic resync and the check timeout only happen when the test steps it.
+    const clock = new FakeClock(Date.now());
+    const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger(), clock, ...(proxyClient ? { proxyClient } : {}) });
+    await app.ready();
+    t.after(() => app.close());
+    const post = async (url: string, payload: Json) => { const r = await app.inject({ method: 'POST', url, payload }); assert.ok(r.statusCode < 300, r.body); return r.json(); };
+    const svc = (name: string, target: number) => post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ port: 443, targetPort: target }] } });
+    const eps = (name: string, target: number) => post('/api/v1/namespaces/default/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: target }] }] });
+    const apiService = (name: string, group: string, service: string) => post('/apis/apiregistration.k8s.io/v1/apiservices', { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name },
+      spec: { group, version: 'v1beta1', service: { namespace: 'default', name: service, port: 443 }, caBundle, groupPriorityMinimum: 100, versionPriority: 100 } });
+    const condition = async (name: string) => ((await app.inject({ url: `/apis/apiregistration.k8s.io/v1/apiservices/${name}` })).json().status?.conditions ?? []).find((x: Json) => x.type === 'Available');
+    await svc('hang', hangPort);
+    await eps('hang', hangPort);
+    await apiService('v1beta1.hang.example.com', 'hang.example.com', 'hang');
+    await eventually(async () => (sockets.size > 0 ? true : undefined), 'the hanging check to connect');
+    await svc('api', port);
+    await apiService('v1beta1.metrics.example.com', 'metrics.example.com', 'api');
+    assert.equal((await eventually(() => condition('v1beta1.metrics.example.com'), 'a condition')).reason, 'MissingEndpoints');
+    // The Endpoints appearing is a change for the APIService that points at the Service: checked now, no resync needed.
+    const discoveries = () => seen.filter((x) => x['url'] === '/apis/metrics.example.com/v1beta1').length;
+    const before = discoveries();
+    await eps('api', port);
+    const ok = await eventually(async () => { const c = await condition('v1beta1.metrics.example.com'); return c?.status === 'True' ? c : undefined; }, 'Available=True');
+    assert.equal(ok.reason, 'Passed');
+    assert.equal(await condition('v1beta1.hang.example.com'), undefined, 'the hanging check is still under way and held nothing up');
+    // The per-check timeout (upstream: 6 s) ends the hanging one.
+    clock.step(6000);
+    const timedOut = await eventually(async () => { const c = await condition('v1beta1.hang.example.com'); return c?.status === 'False' ? c : undefined; }, 'Available=False');
+    assert.equal(timedOut.reason, 'FailedDiscoveryCheck');
+    assert.equal(timedOut.message, `timed out waiting for https://127.0.0.1:${hangPort}/apis/hang.example.com/v1beta1`);
+    assert.ok(discoveries() > before);
+  });
+
+  test('which APIService events call for a check: not status writes', () => {
+    const a = { metadata: { name: 'v1.x.io', resourceVersion: '1' }, spec: { group: 'x.io', version: 'v1' } } as Json;
+    const statusWrite = { ...a, metadata: { ...a['metadata'], resourceVersion: '2' }, status: { conditions: [{ type: 'Available', status: 'True' }] } };
+    assert.equal(apiServiceChanged('MODIFIED', a as any, statusWrite as any), false);
+    assert.equal(apiServiceChanged('MODIFIED', a as any, { ...a, spec: { ...a['spec'], insecureSkipTLSVerify: true } } as any), true);
+    assert.equal(apiServiceChanged('MODIFIED', a as any, { ...a, metadata: { ...a['metadata'], labels: { t: 'y' } } } as any), true);
+    assert.equal(apiServiceChanged('ADDED', undefined, a as any), true);
+    assert.equal(apiServiceChanged('DELETED', a as any, a as any), true);
+    assert.equal(apiServiceChanged('BOOKMARK', a as any, a as any), false);
+  });
+
   test('APIServices are validated', async (t) => {
     const app = await buildApiServer({ storage: new MemoryStorage(), logger: silentLogger() });
     await app.ready();
@@ -117,6 +170,7 @@ describe('API aggregation', () => {
     assert.equal(reachable(svc, eps, 'm', 'kube-system', 443), '10.0.0.5:4443');
     const url = 'https://10.0.0.5:4443/apis/metrics.k8s.io/v1beta1';
     assert.equal(discoveryFailure(url, new Error('connect ECONNREFUSED 10.0.0.5:4443')), `failing or missing response from ${url}: Get "${url}": connect ECONNREFUSED 10.0.0.5:4443`);
+    assert.equal(discoveryFailure(url, new Error(`timed out waiting for ${url}`)), `timed out waiting for ${url}`);
     const bad = `failing or missing response from ${url}: bad status from ${url}: 503`;
     assert.equal(discoveryFailure(url, new Error(bad)), bad);
   });

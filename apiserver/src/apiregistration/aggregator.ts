@@ -4,8 +4,10 @@
  * --enable-aggregator-routing: the apiserver reaches endpoint addresses, not the cluster IP), its
  * Available condition is written, its resources join the registry (store-less entries, so
  * discovery and OpenAPI list them), and requests for its group/version are proxied to the backend
- * with the caller's identity in X-Remote-User / X-Remote-Group / X-Remote-Extra-*. Checks repeat
- * every `recheckMs`.
+ * with the caller's identity in X-Remote-User / X-Remote-Group / X-Remote-Extra-*. Checks run
+ * concurrently, each bounded by `checkTimeoutMs` (upstream: "timed out waiting for <url>" after
+ * 6 s), on an APIService's add/delete/spec change, on a change of a Service or Endpoints an
+ * APIService points at, and for all every `recheckMs`; never on the aggregator's own status writes.
  */
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -52,12 +54,14 @@ export function reachable(service: KubeObject, endpoints: KubeObject | undefined
 /** The FailedDiscoveryCheck message of a discovery request that got no answer (upstream's wording around Go's url.Error). */
 export function discoveryFailure(url: string, err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return msg.startsWith('failing or missing response from ') ? msg : `failing or missing response from ${url}: Get "${url}": ${msg}`;
+  return msg.startsWith('failing or missing response from ') || msg.startsWith('timed out waiting for ') ? msg : `failing or missing response from ${url}: Get "${url}": ${msg}`;
 }
 
-function get(b: Backend, path: string): Promise<{ status: number; body: string }> {
+function get(b: Backend, path: string, signal?: AbortSignal): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000, headers: { accept: 'application/json' } }, (res) => {
+    const req = httpsRequest(`https://${b.host}${path}`, { method: 'GET', servername: b.servername, ...(b.ca ? { ca: b.ca } : {}), ...(b.clientCert ?? {}), rejectUnauthorized: !b.insecure, timeout: 5000,
+      // As upstream's availability controller: the check runs as system:kube-aggregator in system:masters.
+      headers: { accept: 'application/json', 'x-remote-user': 'system:kube-aggregator', 'x-remote-group': 'system:masters' } }, (res) => {
       let data = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => { data += d; });
@@ -66,8 +70,30 @@ function get(b: Backend, path: string): Promise<{ status: number; body: string }
     });
     req.on('timeout', () => req.destroy(new Error('context deadline exceeded (Client.Timeout exceeded while awaiting headers)')));
     req.on('error', reject);
+    signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
     req.end();
   });
+}
+
+/** A discovery GET bounded as a whole by timeoutMs: then "timed out waiting for <url>" (upstream's insurance timer). */
+export function getWithin(clock: Clock, timeoutMs: number, url: string, fetch: (signal: AbortSignal) => Promise<{ status: number; body: string }>): Promise<{ status: number; body: string }> {
+  const abort = new AbortController();
+  return new Promise((resolve, reject) => {
+    const cancel = clock.setTimeout(() => { abort.abort(); reject(new Error(`timed out waiting for ${url}`)); }, timeoutMs);
+    fetch(abort.signal).then((r) => { cancel(); resolve(r); }, (err: unknown) => { cancel(); reject(err); });
+  });
+}
+
+/**
+ * Whether an APIService event is worth a check: an add, a delete, or a change of anything but
+ * status (the aggregator's own condition writes, and anyone's status writes, are not).
+ */
+export function apiServiceChanged(type: string, prev: KubeObject | undefined, next: KubeObject): boolean {
+  if (type === 'ADDED' || type === 'DELETED') return true;
+  if (type !== 'MODIFIED') return false;
+  if (!prev) return true;
+  const strip = (o: KubeObject) => JSON.stringify({ spec: o['spec'], labels: o.metadata.labels, deletionTimestamp: o.metadata.deletionTimestamp });
+  return strip(prev) !== strip(next);
 }
 
 export interface AggregatorOptions {
@@ -79,6 +105,8 @@ export interface AggregatorOptions {
   clientCert?: { cert: string; key: string };
   /** How often availability is checked again. @default 10000 */
   recheckMs?: number;
+  /** How long one availability check may take in all. @default 6000 (upstream's) */
+  checkTimeoutMs?: number;
 }
 
 export class Aggregator {
@@ -103,30 +131,85 @@ export class Aggregator {
   }
 
   private wake: (() => void) | undefined;
+  /** APIServices to check on the next wake ('all' on the periodic resync). */
+  private dirty = new Set<string>();
+  /** The last seen state of each APIService (to tell a spec change from a status write). */
+  private readonly known = new Map<string, KubeObject>();
 
-  /** Checks every APIService now and every recheckMs, and again whenever one changes. */
+  private mark(names: Iterable<string>): void {
+    let any = false;
+    for (const n of names) { this.dirty.add(n); any = true; }
+    if (any) this.wake?.();
+  }
+
+  /** The APIServices backed by a Service. */
+  private referencing(namespace: string, name: string): string[] {
+    const out: string[] = [];
+    for (const [n, a] of this.known) {
+      const s = (a as APIService).spec?.service;
+      if (s && s.namespace === namespace && s.name === name) out.push(n);
+    }
+    return out;
+  }
+
+  /** Checks every APIService now and every recheckMs, and the ones a change concerns when it happens. */
   async run(signal: AbortSignal): Promise<void> {
-    void this.watchChanges(signal);
+    void this.watchChanges(signal, this.o.apiServices, (ev) => {
+      const name = ev.object.metadata.name;
+      const prev = this.known.get(name);
+      if (ev.type === 'DELETED') this.known.delete(name); else this.known.set(name, ev.object);
+      return apiServiceChanged(ev.type, prev, ev.object) ? [name] : [];
+    });
+    for (const r of [Services, EndpointsResource]) {
+      const store = this.o.registry.get(r);
+      if (store) void this.watchChanges(signal, store, (ev) => this.referencing(ev.object.metadata.namespace ?? '', ev.object.metadata.name));
+    }
+    let all = true;
     while (!signal.aborted) {
       try {
         const list = await this.o.apiServices.list('');
         const names = new Set(list.items.map((a) => a.metadata.name));
         for (const name of [...this.served.keys()]) if (!names.has(name)) this.unserve(name);
-        for (const a of list.items) await this.sync(a as APIService);
+        for (const a of list.items) if (!this.known.has(a.metadata.name)) this.known.set(a.metadata.name, a);
+        const due = all ? list.items : list.items.filter((a) => this.dirty.has(a.metadata.name));
+        this.dirty.clear();
+        for (const a of due) this.check(a as APIService, signal);
       } catch (err) {
         if (!signal.aborted) this.o.logger.warn({ err }, 'APIService availability check failed');
       }
-      await Promise.race([
-        this.o.clock.sleep(this.o.recheckMs ?? 10_000, signal).catch(() => undefined),
-        new Promise<void>((r) => { this.wake = r; }),
+      if (this.dirty.size > 0) { all = false; continue; }
+      all = await Promise.race([
+        this.o.clock.sleep(this.o.recheckMs ?? 10_000, signal).then(() => true, () => true),
+        new Promise<boolean>((r) => { this.wake = () => r(false); }),
       ]);
+      this.wake = undefined;
     }
   }
 
-  private async watchChanges(signal: AbortSignal): Promise<void> {
+  /** APIServices being checked; true: checked again when done (a change came in meanwhile). */
+  private readonly inflight = new Map<string, boolean>();
+
+  /**
+   * Starts one check without waiting for it: each APIService is checked on its own, so one hanging
+   * backend (bounded by checkTimeoutMs) holds up no other; one check at a time per APIService.
+   */
+  private check(a: APIService, signal: AbortSignal): void {
+    const name = a.metadata.name;
+    if (this.inflight.has(name)) { this.inflight.set(name, true); return; }
+    this.inflight.set(name, false);
+    this.sync(a).catch((err: unknown) => {
+      if (!signal.aborted) this.o.logger.warn({ err, apiService: name }, 'APIService availability check failed');
+    }).finally(() => {
+      const again = this.inflight.get(name);
+      this.inflight.delete(name);
+      if (again && !signal.aborted) this.mark([name]);
+    });
+  }
+
+  private async watchChanges(signal: AbortSignal, store: Store, concerns: (ev: { type: string; object: KubeObject }) => string[]): Promise<void> {
     while (!signal.aborted) {
       try {
-        for await (const ev of this.o.apiServices.watch('', { signal })) if (ev.type !== 'BOOKMARK') this.wake?.();
+        for await (const ev of store.watch('', { signal })) if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') this.mark(concerns(ev));
       } catch {
         await this.o.clock.sleep(1000, signal).catch(() => undefined);
       }
@@ -166,8 +249,9 @@ export class Aggregator {
         this.unserve(name);
       } else {
         const path = a.spec.group ? `/apis/${a.spec.group}/${a.spec.version}` : `/api/${a.spec.version}`;
+        const url = `https://${b.host}${path}`;
         try {
-          const res = await get(b, path);
+          const res = await getWithin(this.o.clock, this.o.checkTimeoutMs ?? 6000, url, (sig) => get(b, path, sig));
           if (res.status !== 200) throw new Error(`failing or missing response from https://${b.host}${path}: bad status from https://${b.host}${path}: ${res.status}`);
           this.serve(a, b, JSON.parse(res.body) as { resources?: { name: string; singularName?: string; namespaced: boolean; kind: string; verbs?: string[]; shortNames?: string[]; categories?: string[] }[] });
           cond = { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };

@@ -61,3 +61,13 @@ test('a TokenRequest token authenticates as its ServiceAccount (TokenReview, Sel
   const after = await call('tok-admin', 'POST', '/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token } });
   assert.equal(after.json().status.authenticated, undefined);
 });
+
+test('reviewToken answers with a requestheader authenticator first in the chain (it is no token authenticator)', async () => {
+  const { reviewToken } = await import('./index.js');
+  const { RequestHeaderAuthenticator } = await import('../auth/request-header.js');
+  const { TokenFileAuthenticator, parseTokenFile } = await import('../auth/token-file.js');
+  const rh = new RequestHeaderAuthenticator({ clientCA: '', allowedNames: [], usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] });
+  const tf = new TokenFileAuthenticator(parseTokenFile('tok-sa,system:serviceaccount:kube-system:metrics-server,uid-1,"system:serviceaccounts"\n'));
+  assert.equal((await reviewToken([rh, tf], 'tok-sa'))?.username, 'system:serviceaccount:kube-system:metrics-server');
+  assert.equal(await reviewToken([rh, tf], 'nope'), undefined);
+});

@@ -29,9 +29,10 @@ const userInfo = (u: UserInfo) => ({ username: u.username, ...(u.uid ? { uid: u.
 /** Authenticates a bare token with the chain (no opinion / refused → not authenticated). */
 export async function reviewToken(authenticators: readonly Authenticator[], token: string): Promise<UserInfo | undefined> {
   // Only token authenticators can answer: a request carrying nothing but the bearer header.
-  const fake = { headers: { authorization: `Bearer ${token}` }, socket: {}, url: '/' } as unknown as IncomingMessage;
+  const fake = { headers: { authorization: `Bearer ${token}` }, headersDistinct: { authorization: [`Bearer ${token}`] }, socket: {}, url: '/' } as unknown as IncomingMessage;
   for (const a of authenticators) {
-    if (a.name === 'x509' || /anonymous/i.test(a.name)) continue;
+    // Not token authenticators (a requestheader one read headersDistinct the fake lacked and threw, failing every review).
+    if (a.name === 'x509' || a.name === 'requestheader' || /anonymous/i.test(a.name)) continue;
     try {
       const u = await a.authenticate(fake);
       if (u) return u;

@@ -89,7 +89,7 @@ export function ResourceTable({ r, namespace, columns, extra, extraVersion, quer
   return (
     <table class="list" data-testid={testId ?? r.resource} data-count={rows.length}>
       <thead><tr>
-        {showNs && <th>Namespace</th>}
+        {showNs && <th>NAMESPACE</th>}
         {names.map((n) => <th key={n}>{n.toUpperCase()}</th>)}
         {extra && <th>{extra.header}</th>}
         <th />

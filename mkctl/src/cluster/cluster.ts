@@ -15,6 +15,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { ensurePki, pkiPaths, type PkiPaths } from '@mk8s/component-base/pki';
+import { isNotFound, Nodes, type KubeObject } from '@mk8s/api';
+import { createClientset } from '@mk8s/client';
 import { statePaths, type StatePaths } from './paths.js';
 import { APISERVER_PORT, BALANCER_NAME, CRI_DOCKER_HEALTH_PORT, ETCD_MEMBERS, HOST_BRIDGE_IP, POD_NETWORK, apiserverCertIPs, apiserverPlans, etcdArgs, etcdEndpoints, isApiserverName, nodePlan, type ApiserverPlan, type EtcdTls, type NodePlan } from './network-plan.js';
 import { isAlive, readPid, run, stopProcess, type ProcessSpec } from './processes.js';
@@ -26,6 +28,7 @@ import { renderKubeconfig } from './kubeconfig.js';
 import { secureApiserverFlags } from './apiserver-flags.js';
 import { ensureStorageAddon } from './storage-addon.js';
 import { ensureAddons } from './addons.js';
+import { METRICS_SERVER_PORT, metricsServerArgs, prepareMetricsServer } from './metrics-server-addon.js';
 import { healFaults } from '../chaos/node-faults.js';
 import { DASHBOARD_URL, dashboardSpec, ensureDashboardAdmin, ensureDashboardCert } from './dashboard.js';
 
@@ -127,6 +130,57 @@ async function retireStaleApiservers(p: StatePaths, plans: ApiserverPlan[], out:
     await stopProcess(p.run, n);
     out(`  stopped ${n} (not in this cluster's ${plans.length} apiserver(s))`);
   }
+}
+
+/** The local nodes (node-<i>) beyond this cluster's count, from the supervisor's specs and the node namespaces. Pure but for reads. */
+export function staleNodeIndexes(specNames: readonly string[], namespaces: readonly string[], nodes: number): number[] {
+  const idx = new Set<number>();
+  for (const n of specNames) { const m = /^node-(\d+)-/.exec(n); if (m) idx.add(Number(m[1])); }
+  for (const ns of namespaces) { const m = /^mk8s-node-(\d+)$/.exec(ns); if (m) idx.add(Number(m[1])); }
+  return [...idx].filter((i) => i > nodes).sort((a, b) => a - b);
+}
+
+/**
+ * Going from more nodes to fewer (`up --nodes 2` after `--nodes 3`) takes the extra nodes out as
+ * `kubectl drain` + `kubectl delete node` would leave them: processes stopped, pod containers and
+ * the namespace removed. Their Node objects are deleted once the apiserver is up (deleteStaleNodes),
+ * so nothing is scheduled to them and the pod GC collects their pods.
+ */
+async function retireStaleNodes(p: StatePaths, nodes: number, out: (l: string) => void): Promise<string[]> {
+  const sp = supervisorPaths(p);
+  const specs = readSpecs(sp).map((x) => x.name);
+  const stale = staleNodeIndexes(specs, listNodeNamespaces(), nodes);
+  for (const i of stale) {
+    const plan = nodePlan(i);
+    const mine = specs.filter((n) => n.startsWith(`${plan.name}-`));
+    if (mine.length) await setHold(sp, mine, true);
+    for (const n of mine) {
+      rmSync(join(sp.specs, `${n}.json`), { force: true });
+      await stopProcess(p.run, n);
+    }
+    const ids = run('docker', ['ps', '-aq', '--filter', `label=io.mk8s.node=${plan.name}`], { allowFail: true }).stdout.split('\n').filter(Boolean);
+    if (ids.length) run('docker', ['rm', '-f', ...ids], { allowFail: true });
+    removeNodeNetwork(plan);
+    out(`  retired ${plan.name} (not in this cluster's ${nodes} node(s))`);
+  }
+  return stale.map((i) => nodePlan(i).name);
+}
+
+/** Deletes the Node objects of retired local nodes (only those at their planned address: a joined machine of the same name is left alone). */
+async function deleteStaleNodes(p: StatePaths, names: readonly string[], out: (l: string) => void): Promise<void> {
+  if (names.length === 0) return;
+  const client = createClientset({ kubeconfig: p.kubeconfig, userAgent: 'mkctl' });
+  try {
+    for (const name of names) {
+      const ip = nodePlan(Number(name.slice('node-'.length))).ip;
+      try {
+        const n = await client.resource<KubeObject & { status?: { addresses?: { type: string; address: string }[] } }>(Nodes).get(name);
+        if (!(n.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === ip)) continue;
+        await client.resource(Nodes).delete(name);
+        out(`  deleted Node ${name}`);
+      } catch (err) { if (!isNotFound(err)) out(`  ✗ could not delete Node ${name}: ${(err as Error).message}`); }
+    }
+  } finally { await client.close(); }
 }
 
 function controlPlane(p: StatePaths, pki: PkiPaths, plans: ApiserverPlan[]): Managed[] {
@@ -285,6 +339,7 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   // Every process below runs under the supervisor (restarted with back-off when it exits).
   const supervisor = await ensureSupervisor(supervisorPaths(p));
   out(`Supervisor: pid ${supervisor} (restarts what exits: 1s doubling to 30s; mkctl cluster status)`);
+  const retired = await retireStaleNodes(p, o.nodes, out);
   out('etcd (3 members):');
   await ensureRunning(cp.filter((m) => m.spec.name.startsWith('etcd-')), p, out, timeoutMs);
   const rest = cp.filter((m) => !m.spec.name.startsWith('etcd-'));
@@ -293,6 +348,7 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   await ensureRunning(rest.filter((m) => isApiserverName(m.spec.name)), p, out, timeoutMs);
   await ensureRunning(rest.filter((m) => m.spec.name === BALANCER_NAME), p, out, timeoutMs);
   await ensureRunning(rest.filter((m) => !isApiserverName(m.spec.name) && m.spec.name !== BALANCER_NAME), p, out, timeoutMs);
+  await deleteStaleNodes(p, retired, out);
   for (const n of nodes) {
     const comps = nodeComponents(p, pki, n);
     if (comps.length === 0) continue;
@@ -307,6 +363,20 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   if (nodes.length > 0 && script(p, 'kubelet')) {
     out('Add-ons:');
     await ensureAddons({ root: p.root, kubeconfig: p.kubeconfig, out, timeoutMs });
+    // metrics-server runs on the host, as the control plane does (metrics-server/README.md says why).
+    const ms = script(p, 'metrics-server');
+    // An add-on that fails does not fail the cluster: only `kubectl top` (and the HPA) lack figures.
+    if (ms) {
+      try {
+        const f = await prepareMetricsServer({ root: p.root, paths: p, pki, adminKubeconfig: p.kubeconfig });
+        await ensureRunning([{
+          spec: { name: 'metrics-server', command: process.execPath, args: [ms, ...metricsServerArgs(pki, f)] },
+          ready: () => httpsOk(`https://${HOST_BRIDGE_IP}:${METRICS_SERVER_PORT}/livez`, { ca: pki.ca.cert }),
+        }], p, out, timeoutMs);
+      } catch (err) {
+        out(`  ✗ metrics-server not running: ${err instanceof Error ? err.message : String(err)} (kubectl top has no figures; ${join(p.logs, 'metrics-server.log')})`);
+      }
+    }
   }
   // The web dashboard (dashboard.ts): it has no rights of its own; mkctl dashboard --url logs the admin in.
   const dashboard = dashboardSpec(p, pki, await ensureDashboardCert(pki), `https://127.0.0.1:${APISERVER_PORT}`);
@@ -323,6 +393,7 @@ export async function clusterUp(o: UpOptions): Promise<void> {
   out(`  export KUBECONFIG=${p.kubeconfig}`);
   out('  kubectl get nodes');
   out('  kubectl api-resources');
+  out('  kubectl top nodes        (metrics.k8s.io, through metrics-server: figures after ~15-30 s)');
   if (dashboard) out(`Dashboard: ${DASHBOARD_URL}/   log in: mkctl dashboard --url [KIND/NAME]`);
   out(`Logs: ${p.logs}/<component>.log    Stop: make down    Wipe data too: make clean`);
 }

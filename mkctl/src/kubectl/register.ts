@@ -11,6 +11,7 @@ import { registerWorkloads } from './commands/workloads.js';
 import { registerNodes } from './commands/nodes.js';
 import { registerMetadata } from './commands/metadata.js';
 import { registerMisc } from './commands/misc.js';
+import { registerTop } from './commands/top.js';
 import { registerTrace } from '../trace/trace-command.js';
 import { registerDoctor } from '../doctor/doctor-command.js';
 
@@ -25,6 +26,7 @@ export function registerKubectlCommands(program: Command, ctx: () => CliContext)
   registerNodes(program, ctx);
   registerMetadata(program, ctx);
   registerMisc(program, ctx);
+  registerTop(program, ctx);
   registerTrace(program, ctx);
   registerDoctor(program, ctx);
 }

@@ -49,3 +49,11 @@ for (const tc of cases) {
     if (tc.want) { assert.equal(approved?.reason, 'AutoApproved'); assert.ok(writes.includes('patch certificatesigningrequests/approval')); }
   });
 }
+
+test('csrapproving: a request that does not parse is an error (retried with backoff), as upstream', async () => {
+  const f = newControllerFixture();
+  f.build((ctx) => new CsrApprovingController(ctx));
+  f.seed(csr('system:node:n1', undefined, Buffer.from('not a PEM certificate request').toString('base64')) as never);
+  await assert.rejects(f.reconcile('a'), /^Error: unable to parse csr "a": /);
+  assert.deepEqual(f.actions({ writesOnly: true }), [], 'no SubjectAccessReview, no approval');
+});

@@ -45,11 +45,17 @@ export class CsrApprovingController extends BaseController {
     const cached = this.csrs.lister.get(name);
     if (!cached || cached.status?.certificate) return;
     if ((cached.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied')) return;
-    if (cached.spec?.signerName !== KUBE_APISERVER_CLIENT_KUBELET) return;
+    // As upstream (sarapprove.go handle): a request that does not parse is an error, whatever the
+    // signer: returned to the worker, which logs it and retries the key with backoff.
     let req: ParsedCertificateRequest;
-    try { req = parseCertificateRequest(Buffer.from(cached.spec?.request ?? '', 'base64')); } catch { return; }
+    try { req = parseCertificateRequest(Buffer.from(cached.spec?.request ?? '', 'base64')); } catch (err) {
+      throw new Error(`unable to parse csr "${name}": ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (cached.spec?.signerName !== KUBE_APISERVER_CLIENT_KUBELET) return;
+    const tried: string[] = [];
     for (const r of RECOGNIZERS) {
       if (!r.recognize(cached, req)) continue;
+      tried.push(r.subresource);
       if (!await this.allowed(cached, r.subresource, signal)) continue;
       const csr = structuredClone(cached);
       csr.status = { ...(csr.status ?? {}), conditions: [...(csr.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: r.message }] };
@@ -57,6 +63,8 @@ export class CsrApprovingController extends BaseController {
       this.log.info({ csr: name, requestor: cached.spec?.username, via: r.subresource }, 'Approved certificate signing request');
       return;
     }
+    // upstream's IgnorableError: logged, not retried (a later change of the CSR brings it back).
+    if (tried.length) this.log.debug({ csr: name, tried }, `recognized csr "${name}" as [${tried.join(' ')}] but subject access review was not approved`);
   }
 
   /** A SubjectAccessReview for the requestor: create certificatesigningrequests/<sub>. */

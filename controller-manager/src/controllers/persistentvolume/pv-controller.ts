@@ -13,7 +13,7 @@ import {
   isConflict, isNotFound, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
   type PersistentVolume, type PersistentVolumeClaim, type PV, type PVC, type StorageClass,
 } from '@mk8s/api';
-import type { SharedInformer } from '@mk8s/client';
+import { resourceVersionCaughtUp, type SharedInformer } from '@mk8s/client';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import type { Obj } from '../../util/meta.js';
 import { decideClaim, decideVolume, type Ev } from './decisions.js';
@@ -33,7 +33,7 @@ export class PersistentVolumeController extends BaseController {
    * to bring the write back (which enqueues it again) instead of writing twice or conflicting.
    * Upstream's binder gets the same by storing its writes into its own caches.
    */
-  private readonly written = new Map<string, number>();
+  private readonly written = new Map<string, string>();
 
   constructor(ctx: ControllerContext) {
     super(ctx, 'persistentvolume');
@@ -59,7 +59,7 @@ export class PersistentVolumeController extends BaseController {
 
   /** Records obj (the server's answer to a write) as the newest version of key. */
   private wrote<T extends { metadata: { resourceVersion?: string } }>(key: string, obj: T): T {
-    this.written.set(key, Number(obj.metadata.resourceVersion ?? 0));
+    this.written.set(key, obj.metadata.resourceVersion ?? '');
     return obj;
   }
 
@@ -67,7 +67,7 @@ export class PersistentVolumeController extends BaseController {
   private stale(key: string, obj: { metadata: { resourceVersion?: string } } | undefined): boolean {
     const w = this.written.get(key);
     if (w === undefined) return false;
-    if (!obj || Number(obj.metadata.resourceVersion ?? 0) >= w) { this.written.delete(key); return false; }
+    if (!obj || w === '' || resourceVersionCaughtUp(obj.metadata.resourceVersion, w)) { this.written.delete(key); return false; }
     return true;
   }
 

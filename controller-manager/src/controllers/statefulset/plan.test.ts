@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StatefulSetSpec } from '@mk8s/api';
-import { planStatefulSet, type PodObj, type STSObj, type StsRevisions } from './util.js';
+import { claimName, claimOrdinal, planStatefulSet, type PodObj, type STSObj, type StsRevisions } from './util.js';
 
 // planStatefulSet (upstream updateStatefulSet) for ordinals.start and RollingUpdate maxUnavailable
 // (honoured only with the MaxUnavailableStatefulSet gate on, `gate: true`):
@@ -76,3 +76,13 @@ for (const tc of [
     assert.deepEqual(writes(set(tc.spec as Partial<StatefulSetSpec>), tc.pods, 'gate' in tc && tc.gate === true), tc.want);
   });
 }
+
+test('claimOrdinal is claimName\'s inverse (the claim handler and the claims it makes share one name format)', () => {
+  const set = { metadata: { name: 'web', namespace: 'default' } } as unknown as STSObj;
+  for (const o of [0, 1, 12]) assert.equal(claimOrdinal('data', set, claimName('data', set, o)), o);
+  assert.equal(claimOrdinal('data', set, 'data-web-'), -1);
+  assert.equal(claimOrdinal('data', set, 'data-web-01'), -1);
+  assert.equal(claimOrdinal('data', set, 'data-web-x'), -1);
+  assert.equal(claimOrdinal('data', set, 'data-webby-0'), -1);
+  assert.equal(claimOrdinal('logs', set, 'data-web-0'), -1);
+});

@@ -17,7 +17,7 @@ import { RevisionHistory, type RevisionObj } from '../../util/history.js';
 import { clone, type Obj } from '../../util/meta.js';
 import { claimObjects } from '../../util/ref-manager.js';
 import { claimsFor, desiredClaimOwners, podClaimIsStale, type PVCObj } from './claims.js';
-import { applyRevision, computeStatus, newStatefulSetPod, planStatefulSet, podName, podOrdinal, startOrdinal, POD_INDEX_LABEL, POD_NAME_LABEL, type PodObj, type StsPlan, type STSObj } from './util.js';
+import { applyRevision, computeStatus, newStatefulSetPod, planStatefulSet, claimOrdinal, podName, podOrdinal, startOrdinal, POD_INDEX_LABEL, POD_NAME_LABEL, type PodObj, type StsPlan, type STSObj } from './util.js';
 
 /** How long a created pod the watch has not shown counts as existing. */
 const UNSEEN_TIMEOUT_MS = 30_000;
@@ -60,10 +60,7 @@ export class StatefulSetController extends BaseController {
     // claim collected, a claim being deleted gone) or need its owner refs fixed.
     const byClaimName = (c: PVCObj) => {
       for (const set of this.sets.lister.list(c.metadata.namespace)) {
-        for (const t of set.spec?.volumeClaimTemplates ?? []) {
-          const prefix = `${t.metadata?.name ?? ''}-${set.metadata.name}-`;
-          if (c.metadata.name.startsWith(prefix) && /^\d+$/.test(c.metadata.name.slice(prefix.length))) { this.enqueue(objectKey(set)); break; }
-        }
+        if ((set.spec?.volumeClaimTemplates ?? []).some((t) => claimOrdinal(t.metadata?.name ?? '', set, c.metadata.name) >= 0)) this.enqueue(objectKey(set));
       }
     };
     this.claims.addEventHandler({ onAdd: byClaimName, onUpdate: (_, c) => byClaimName(c), onDelete: byClaimName });

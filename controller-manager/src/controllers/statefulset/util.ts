@@ -26,7 +26,15 @@ export function podOrdinal(setName: string, podName: string): number {
 }
 export const startOrdinal = (set: RO<STSObj>): number => set.spec?.ordinals?.start ?? 0;
 export const podName = (set: RO<STSObj>, ordinal: number): string => `${set.metadata.name}-${ordinal}`;
+/** getPersistentVolumeClaimName: `<template>-<set>-<ordinal>`. */
 export const claimName = (templateName: string, set: RO<STSObj>, ordinal: number): string => `${templateName}-${set.metadata.name}-${ordinal}`;
+/** The ordinal whose claimName(templateName, set, ordinal) a claim's name is, or -1 (claimName's inverse, as podOrdinal is podName's). */
+export function claimOrdinal(templateName: string, set: RO<STSObj>, name: string): number {
+  const prefix = claimName(templateName, set, 0).slice(0, -1);
+  if (!name.startsWith(prefix)) return -1;
+  const rest = name.slice(prefix.length);
+  return /^(0|[1-9]\d*)$/.test(rest) && claimName(templateName, set, Number(rest)) === name ? Number(rest) : -1;
+}
 export const podRevision = (p: RO<PodObj>): string => p.metadata.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
 
 const isRunningAndReady = (p: RO<PodObj>): boolean => p.status?.phase === 'Running' && isPodReady(p);

@@ -1,4 +1,4 @@
-/** `events`, `top`, `explain`, `config`, `completion`, `api-resources`, `version`. */
+/** `events`, `explain`, `config`, `completion`, `api-resources`, `version`. */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import yaml from 'js-yaml';
@@ -78,17 +78,6 @@ export function registerMisc(program: Command, ctx: () => CliContext): void {
           if ((ev.type === 'ADDED' || ev.type === 'MODIFIED') && keep(ev.object)) c.print(tabwrite(`${eventLines([ev.object], Date.now(), !ns, true).join('\n')}\n`));
         }
       }
-    });
-
-  program.command('top').description('Display resource (CPU/memory) usage').argument('[what]', 'node|pod').argument('[name]')
-    .action(async () => {
-      const c = ctx();
-      try {
-        await c.client.requestJson({ path: '/apis/metrics.k8s.io/v1beta1/nodes' });
-      } catch {
-        throw new CliError('error: Metrics API not available (mk8s serves no metrics.k8s.io; per-container usage is on each kubelet\'s /stats/summary)');
-      }
-      throw new CliError('error: Metrics API not available');
     });
 
   program.command('explain').description('Get documentation for a resource').argument('<path>', 'TYPE[.FIELD...]')

@@ -13,6 +13,7 @@ import {
   ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, claimClass, findMatchingVolume, isConflict, PersistentVolumeClaims, PersistentVolumes,
   type PV, type PVC, type StorageClass,
 } from '@mk8s/api';
+import { resourceVersionCaughtUp } from '@mk8s/client';
 import type { FilterPlugin, Handle, PluginFactory, PreBindPlugin, PreFilterPlugin, ReservePlugin, VolumeListers } from '../../framework/interfaces.js';
 import { Status } from '../../framework/status.js';
 import type { CycleState, Node, NodeInfo, Pod } from '../../framework/types.js';
@@ -202,8 +203,8 @@ export function bindingsDone(pv: PodVolumes, ns: string, nodeName: string, v: Vo
     if (!volumeName) {
       // Still to provision: the scheduler's choice must still be on the claim (once the cache has
       // caught up with the write that put it there: upstream assumes its write into the cache).
-      const written = Number(pv.written?.get(keyOf(d.claim)) ?? 0);
-      if (written > Number(claim.metadata.resourceVersion ?? 0)) return false;
+      const written = pv.written?.get(keyOf(d.claim));
+      if (written && !resourceVersionCaughtUp(claim.metadata.resourceVersion, written)) return false;
       if (!pv.chosen?.has(keyOf(d.claim)) && claim.metadata.annotations?.[ANN_SELECTED_NODE] !== nodeName) {
         return Status.unschedulable(`selectedNode annotation reset for PVC "${claim.metadata.name}"`);
       }
