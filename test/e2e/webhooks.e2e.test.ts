@@ -33,8 +33,10 @@ describe('admission webhooks', () => {
         const review = JSON.parse(body) as { request: { uid: string; object: any } };
         const { uid, object } = review.request;
         let response: Record<string, unknown> = { uid, allowed: true };
-        if (req.url === '/validate' && object?.data?.forbidden !== undefined) response = { uid, allowed: false, status: { code: 403, message: 'ConfigMaps may not carry a "forbidden" key' } };
-        if (req.url === '/mutate') {
+        // The apiserver adds ?timeout=<timeoutSeconds>s to the URL, as upstream's: route on the path.
+        const path = new URL(req.url ?? '/', 'https://webhook').pathname;
+        if (path === '/validate' && object?.data?.forbidden !== undefined) response = { uid, allowed: false, status: { code: 403, message: 'ConfigMaps may not carry a "forbidden" key' } };
+        if (path === '/mutate') {
           const patch = object.metadata.labels ? [{ op: 'add', path: '/metadata/labels/webhook', value: 'mutated' }] : [{ op: 'add', path: '/metadata/labels', value: { webhook: 'mutated' } }];
           response = { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
         }
