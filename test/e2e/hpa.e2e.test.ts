@@ -1,10 +1,11 @@
 /**
  * HorizontalPodAutoscalers on the real cluster with the real kubectl (issue 20): `kubectl autoscale`
  * (autoscaling/v1, protobuf) makes an HPA that `kubectl get hpa` prints with upstream's columns and
- * `describe` explains. Without resource metrics (no metrics.k8s.io, or one with no pods yet) the controller reports ScalingActive False
- * FailedGetResourceMetric (condition and Warning event) and never touches the Deployment; with
- * metrics.k8s.io served (metrics-server), a CPU-bound Deployment at 50 % scales up within 2 minutes
- * and, its load stopped, back down after a short scale-down window. One namespace, deleted afterwards.
+ * `describe` explains. A target whose pods request no CPU cannot be scaled on CPU utilization: the
+ * controller reports ScalingActive False FailedGetResourceMetric (condition and Warning event) and never
+ * touches it. With metrics.k8s.io served (metrics-server, which cluster up starts: its absence fails the
+ * test), a CPU-bound Deployment at 50 % scales up within 2 minutes and, its load stopped, back down
+ * after a short scale-down window. One namespace, deleted afterwards.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,14 +15,11 @@ const ns = uniqueName('e2e-hpa');
 const k = (args: string[], input?: string) => kubectlOk(['-n', ns, ...args], input === undefined ? {} : { input });
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const jsonOf = (...args: string[]) => JSON.parse(k([...args, '-o', 'json'])) as Record<string, any>;
-/**
- * Resource metrics usable by the HPA: metrics.k8s.io served and PodMetrics listing pods (a
- * metrics-server whose kubelets do not expose /metrics/resource yet serves the group, empty).
- */
-const metricsServed = (): boolean => {
-  const r = kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/pods']);
-  if (r.code !== 0) return false;
-  try { return ((JSON.parse(r.stdout) as { items?: unknown[] }).items ?? []).length > 0; } catch { return false; }
+/** PodMetrics of this namespace's pods with the label app=burn, as the HPA's metrics client reads them. */
+const burnMetrics = (): number => {
+  const r = kubectl(['get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/${ns}/pods?labelSelector=app%3Dburn`]);
+  if (r.code !== 0) return 0;
+  try { return ((JSON.parse(r.stdout) as { items?: unknown[] }).items ?? []).length; } catch { return 0; }
 };
 
 // Each pod burns CPU (capped at 200m by its limit, twice its 100m request) until /tmp/stop exists;
@@ -46,7 +44,27 @@ spec:
         resources: { requests: { cpu: 100m, memory: 16Mi }, limits: { cpu: 200m, memory: 64Mi } }
 `;
 
-const condition = (type: string) => (jsonOf('get', 'hpa', 'burn').status?.conditions ?? []).find((c: { type: string }) => c.type === type);
+// The same pods without a CPU request: utilization of a request that does not exist is undefined.
+const norequest = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: norequest }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: norequest } }
+  template:
+    metadata: { labels: { app: norequest } }
+    spec:
+      automountServiceAccountToken: false
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: sleep
+        image: busybox
+        imagePullPolicy: IfNotPresent
+        command: [sleep, '100000']
+`;
+
+const condition = (type: string, hpa = 'burn') => (jsonOf('get', 'hpa', hpa).status?.conditions ?? []).find((c: { type: string }) => c.type === type);
 
 describe('horizontal pod autoscaling', () => {
   before(() => {
@@ -68,18 +86,24 @@ describe('horizontal pod autoscaling', () => {
     assert.match(k(['describe', 'hpa', 'burn']), /Reference:\s+Deployment\/burn[\s\S]*Min replicas:\s+1[\s\S]*Max replicas:\s+3[\s\S]*Conditions:[\s\S]*AbleToScale\s+True/);
   });
 
-  test('without a metrics API: ScalingActive False FailedGetResourceMetric, the Deployment untouched', { skip: metricsServed() ? 'metrics.k8s.io is served: the scaling test runs instead' : false }, async () => {
-    const active = await waitFor(() => { const c = condition('ScalingActive'); return c?.status === 'False' ? c : undefined; }, { timeoutMs: 60_000, what: 'ScalingActive False' });
+  test('pods without a CPU request: ScalingActive False FailedGetResourceMetric, the Deployment untouched', async () => {
+    k(['apply', '-f', '-'], norequest);
+    k(['autoscale', 'deployment', 'norequest', '--cpu-percent=50', '--min=1', '--max=3']);
+    const active = await waitFor(() => { const c = condition('ScalingActive', 'norequest'); return c?.status === 'False' ? c : undefined; }, { timeoutMs: 90_000, what: 'ScalingActive False' });
     assert.equal(active.reason, 'FailedGetResourceMetric');
-    assert.match(active.message, /^the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: (unable to fetch metrics from resource metrics API: |no metrics returned from resource metrics API)/);
-    assert.match(k(['get', 'hpa', 'burn']), /cpu: <unknown>\/50%/);
-    const events = k(['get', 'events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=burn', '-o', 'jsonpath={range .items[*]}{.type} {.reason} {.source.component}{"\\n"}{end}']);
+    // Before metrics-server has scraped the new pod there are no metrics; after, the request is missing.
+    assert.match(active.message, /^the HPA was unable to compute the replica count: failed to get cpu utilization: (unable to get metrics for resource cpu: (unable to fetch metrics from resource metrics API: |no metrics returned from resource metrics API)|missing request for cpu in container sleep of Pod norequest-)/);
+    assert.match(k(['get', 'hpa', 'norequest']), /cpu: <unknown>\/50%/);
+    const events = k(['get', 'events', '--field-selector', 'involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=norequest', '-o', 'jsonpath={range .items[*]}{.type} {.reason} {.source.component}{"\\n"}{end}']);
     assert.match(events, /Warning FailedGetResourceMetric horizontal-pod-autoscaler/);
     assert.match(events, /Warning FailedComputeMetricsReplicas horizontal-pod-autoscaler/);
-    assert.equal(jsonOf('get', 'deployment', 'burn').spec.replicas, 1);
+    assert.equal(jsonOf('get', 'deployment', 'norequest').spec.replicas, 1);
+    k(['delete', 'deployment', 'norequest', '--wait=false']);
   });
 
-  test('with metrics: scales up within 2 minutes at 50 %, and back down once the load stops', { skip: metricsServed() ? false : 'metrics.k8s.io is not served (no metrics-server on this cluster yet)' }, async () => {
+  test('with metrics: scales up within 2 minutes at 50 %, and back down once the load stops', async () => {
+    // cluster up starts metrics-server: the burning pod must show up in metrics.k8s.io (15 s scrapes).
+    await waitFor(() => burnMetrics() > 0, { timeoutMs: 120_000, intervalMs: 3000, what: 'PodMetrics for app=burn from metrics.k8s.io' });
     k(['patch', 'hpa', 'burn', '--type=merge', '-p', JSON.stringify({ spec: { behavior: { scaleDown: { stabilizationWindowSeconds: 15 } } } })]);
     await waitFor(() => (jsonOf('get', 'deployment', 'burn').spec.replicas as number) > 1, { timeoutMs: 120_000, intervalMs: 2000, what: 'a scale-up' });
     const active = condition('ScalingActive');
