@@ -7,6 +7,7 @@ import type { Component, Logger } from '@mk8s/component-base';
 import { buildDashboardServer } from './server/server.js';
 import { loadAssets } from './server/assets.js';
 import { httpsUpstream } from './server/upstream.js';
+import { nodeProxyRulesReader } from './server/proxy-rules.js';
 
 export interface DashboardConfig {
   /** The apiserver, https://host:port. */
@@ -40,6 +41,8 @@ export function createDashboard(cfg: DashboardConfig): Dashboard {
         logger: cfg.logger,
         https: { cert: readFileSync(cfg.tlsCertFile), key: readFileSync(cfg.tlsKeyFile) },
         ready: () => apiserverReady(cfg.apiserver, ca),
+        // Readable when this process is root beside the nodes' netns (local mode); else the endpoint says 501.
+        proxyRules: nodeProxyRulesReader(),
       });
       await app.listen({ host: cfg.bindAddress, port: cfg.port });
       const addr = app.server.address();

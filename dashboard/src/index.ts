@@ -3,3 +3,4 @@ export { buildDashboardServer, type Asset, type DashboardServerOptions } from '.
 export { loadAssets } from './server/assets.js';
 export { httpsUpstream, type Upstream, type UpstreamRequest, type UpstreamResponse } from './server/upstream.js';
 export { CSRF_HEADER, SECURITY_HEADERS, CONTENT_SECURITY_POLICY, csrfRefusal } from './server/security.js';
+export { PROXY_RULES_PATH, nodeProxyRulesReader, type ProxyRules, type ProxyRulesReader } from './server/proxy-rules.js';

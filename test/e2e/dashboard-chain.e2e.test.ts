@@ -1,8 +1,9 @@
 /**
  * The dashboard's chain view in a real browser (issue 22): a Deployment whose image does not exist
  * shows its chain broken at "image", first broken link marked, with the kubelet's pull error as
- * evidence; a healthy Deployment with a Service is all ok through endpoints and kube-proxy, and
- * scaling it shows live on the open page. The chain is the one `mkctl trace` prints (one library).
+ * evidence; a healthy Deployment with a Service is all ok through endpoints and kube-proxy (its
+ * KUBE-SVC rules on each node, read by the dashboard server), and scaling it shows live on the
+ * open page. The chain is the one `mkctl trace` prints (one library).
  * Screenshots under .mk8s/artifacts/dashboard/.
  */
 import { after, before, describe, test } from 'node:test';
@@ -93,7 +94,10 @@ describe('dashboard chain view', () => {
       assert.ok(await link(page, step).count() > 0, `a ${step} link`);
       assert.deepEqual([...new Set(await link(page, step).evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))))], ['ok'], step);
     }
+    // kube-proxy's rules, read by the dashboard server in each node's netns for the user's token.
     assert.ok(await link(page, 'kube-proxy').count() > 0, 'a kube-proxy link');
+    assert.deepEqual([...new Set(await link(page, 'kube-proxy').evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))))], ['ok'], 'kube-proxy');
+    assert.match(await link(page, 'kube-proxy').first().locator('.chain-evidence').innerText(), /KUBE-SVC/);
     const gathers = Number(await chain.getAttribute('data-gathers'));
     kubectlOk(['-n', ns, 'scale', 'deployment', 'healthy', '--replicas=2']);
     await waitFor(async () => /2\/2|2 of 2|2 pods/.test(await link(page, 'pods').first().innerText()) && (await chain.getAttribute('data-verdict')) === 'ok', { timeoutMs: 90_000, intervalMs: 1000, what: `two pods on the chain (pods link: ${await link(page, 'pods').first().innerText()})` });

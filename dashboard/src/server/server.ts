@@ -1,6 +1,7 @@
 /**
  * The dashboard's HTTP(S) server: the single-page app's files, `/api` and `/apis` proxied to the
- * apiserver with the caller's own bearer token (and nothing of the dashboard's), `/healthz` and
+ * apiserver with the caller's own bearer token (and nothing of the dashboard's), a Service's
+ * kube-proxy rules per node (`proxy-rules.ts`, authorized by the same token), `/healthz` and
  * `/readyz`. Built with `buildDashboardServer` (no listen) so tests use fastify's `inject`.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -8,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '@mk8s/component-base';
 import { SECURITY_HEADERS, bearerToken, csrfRefusal, isProxiedPath, type RequestHeaders } from './security.js';
 import { failure } from './status.js';
+import { registerProxyRules, type ProxyRulesReader } from './proxy-rules.js';
 import type { Upstream } from './upstream.js';
 
 /** One file of the built app, served from memory. */
@@ -22,6 +24,8 @@ export interface DashboardServerOptions {
   https?: { cert: string | Buffer; key: string | Buffer };
   /** /readyz: true once the apiserver answers (the dashboard is useless before). */
   ready?: () => Promise<boolean>;
+  /** Reads kube-proxy's rules for the proxy-rules endpoint; without it that endpoint answers 501. */
+  proxyRules?: ProxyRulesReader;
 }
 
 /** Request headers forwarded to the apiserver; nothing else (no cookies, no forwarded-for, no impersonation). */
@@ -61,6 +65,7 @@ export async function buildDashboardServer(o: DashboardServerOptions): Promise<F
   };
   app.get('/', async (_req, reply) => sendAsset('/index.html', reply));
   app.get('/:file', async (req, reply) => sendAsset(`/${(req.params as { file: string }).file}`, reply));
+  registerProxyRules(app, { upstream: o.upstream, reader: o.proxyRules, userAgent: USER_AGENT });
 
   await app.register(async (scope) => {
     // Bodies pass through untouched (JSON, merge/apply patches, YAML): the apiserver parses them.

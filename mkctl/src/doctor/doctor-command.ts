@@ -11,7 +11,7 @@ import { CliError, type CliContext } from '../kubectl/context.js';
 import { listObjects } from '../kubectl/api-helpers.js';
 import { statePaths } from '../cluster/paths.js';
 import { DNS_CHECK_SERVICE, checkNetwork, formatReports, type ApiView, type NodeObservation } from './network-check.js';
-import { probeDns } from './dns-probe.js';
+import { probeDns } from '@mk8s/api/trace-node';
 
 const run = promisify(execFile);
 

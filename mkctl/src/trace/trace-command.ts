@@ -1,40 +1,17 @@
 /**
  * `mkctl trace <kind>/<name>`: gathers the chain's objects and judges them with @mk8s/api/trace
  * (the same library the dashboard's chain view uses), adds what only this machine can read
- * (kube-proxy's iptables rules and DNS answers inside each node's netns), and prints the chain.
+ * (kube-proxy's iptables rules and DNS answers inside each node's netns, read by
+ * @mk8s/api/trace-node, as the dashboard server does), and prints the chain.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import {
-  firstBroken, gatherTrace, isTraceKind, proxiedServices, proxyEvidenceFromIptables, traceLinks,
-  type ApiGet, type ProxyEvidence, type TraceGathered,
+  firstBroken, gatherTrace, isTraceKind, proxiedServices, traceLinks, type ApiGet, type TraceGathered,
 } from '@mk8s/api/trace';
+import { probeDns, readProxyEvidence } from '@mk8s/api/trace-node';
 import { CliError, type CliContext } from '../kubectl/context.js';
 import { parseResourceArgs } from '../kubectl/resources.js';
-import { probeDns } from '../doctor/dns-probe.js';
 import { formatTrace } from './format-trace.js';
-
-const run = promisify(execFile);
-
-/** Reads each node's nat table inside its netns (local mode, root); undefined if impossible. */
-export async function readProxyEvidence(nodes: string[], services: { namespace: string; name: string }[]): Promise<Record<string, ProxyEvidence[]> | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  let netns: string;
-  try { netns = (await run('ip', ['netns', 'list'], { timeout: 5000 })).stdout; } catch { return undefined; }
-  const out: Record<string, ProxyEvidence[]> = {};
-  for (const n of nodes) {
-    const ns = `mk8s-${n}`;
-    if (!netns.split('\n').some((l) => l.split(' ')[0] === ns)) return undefined;
-    try {
-      const { stdout } = await run('ip', ['netns', 'exec', ns, 'iptables-save', '-t', 'nat'], { timeout: 10_000, maxBuffer: 64 << 20 });
-      out[n] = proxyEvidenceFromIptables(n, stdout, services);
-    } catch (e) {
-      out[n] = services.map(() => ({ node: n, present: false, endpoints: 0, detail: `iptables-save failed: ${e instanceof Error ? e.message.split('\n')[0]! : String(e)}` }));
-    }
-  }
-  return out;
-}
 
 /** Adds the node-local evidence (kube-proxy rules, then the dns link's lookups) when this process can read it. */
 async function addNodeEvidence(g: TraceGathered): Promise<void> {

@@ -2,11 +2,13 @@
  * The chain view: an object's chain as a picture, one box per link in order (stored → owner
  * controller → ReplicaSet → pods → scheduled → node → image → started → ready → endpoints →
  * kube-proxy), each with its status in words and colour, its evidence, owner, hint and logs;
- * the first broken link is marked. Live: LiveChain re-gathers on watch events.
+ * the first broken link is marked. Live: LiveChain re-gathers on watch events, and each gather
+ * is decorated with kube-proxy's rules (decorate.ts).
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { TraceGathered, TraceKind } from '@mk8s/api/trace';
+import type { TraceKind } from '@mk8s/api/trace';
+import { decorateForDashboard } from './decorate';
 import { LiveChain, type ApiGet, type ApiWatch, type ChainState } from './live-chain';
 import { chainModel, type ChainLinkView } from './model';
 
@@ -19,14 +21,6 @@ export interface ChainViewProps {
   watch: ApiWatch;
   /** How a failed read shows (the shell's Forbidden / Unauthorized panel). */
   renderError?: (err: unknown, what: string) => ComponentChildren;
-}
-
-/** The dashboard reads with the user's token: kube-proxy's rules and DNS answers live in the nodes' netns. */
-export function decorateForDashboard(g: TraceGathered): void {
-  if (g.kind !== 'chain') return;
-  const nodes = (g.input.nodes ?? []).map((n) => n.metadata?.name ?? '').filter(Boolean);
-  g.input.proxyNotRead = `not visible from the API: kube-proxy on ${nodes.length ? nodes.join(', ') : 'each node'} programs the Service's rules from the EndpointSlices above; \`mkctl trace\`, run as root on the machine that runs the nodes, reads them`;
-  g.input.dnsNotRead = 'not looked up: DNS answers are seen from inside a node, not through the API';
 }
 
 const ICON: Record<ChainLinkView['status'], string> = { ok: '✓', broken: '✗', pending: '…', info: 'i', unreached: '○' };
@@ -66,7 +60,9 @@ export function ChainView({ kind, namespace, name, get, watch, renderError }: Ch
   useEffect(() => {
     const ac = new AbortController();
     setState(undefined);
-    const live = new LiveChain({ get, watch, target: { kind, namespace, name }, onChange: setState, decorate: decorateForDashboard });
+    const live = new LiveChain({ get, watch, target: { kind, namespace, name }, onChange: setState,
+      // kube-proxy's rules from the dashboard server, through the same get (the user's token).
+      decorate: (g) => decorateForDashboard(g, get) });
     void live.run(ac.signal);
     return () => ac.abort();
   }, [kind, namespace, name, get, watch]);

@@ -1,23 +1,37 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '@mk8s/component-base/testing';
-import { LiveChain, watchPlan, type ChainState, type ChainWatchEvent } from './live-chain';
+import type { TraceGathered } from '@mk8s/api/trace';
+import { LiveChain, watchPlan, type ChainState, type ChainWatchEvent, type LiveChainOptions } from './live-chain';
 
 const POD = '/api/v1/namespaces/ns/pods/web';
 const SELF = '/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dweb';
 
-/** The apiserver as a table of paths; lists carry a resourceVersion; pod/web may be absent. */
-function fakeApi() {
+/**
+ * The apiserver as a table of paths; lists carry a resourceVersion; pod/web may be absent. With
+ * a Service, the pod is Running and Ready behind Service web (10.96.0.20), whose slice has its IP.
+ */
+function fakeApi(o: { withService?: boolean } = {}) {
   const asked: string[] = [];
+  const list = (path: string): unknown[] => {
+    if (path === '/api/v1/nodes') return [{ metadata: { name: 'n1' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }];
+    if (!o.withService) return [];
+    if (path === '/api/v1/namespaces/ns/services') return [{ metadata: { name: 'web', namespace: 'ns' }, spec: { selector: { app: 'web' }, clusterIP: '10.96.0.20' } }];
+    if (path === '/apis/discovery.k8s.io/v1/namespaces/ns/endpointslices') return [{ metadata: { name: 'web-x', labels: { 'kubernetes.io/service-name': 'web' } }, endpoints: [{ addresses: ['10.244.0.5'], conditions: { ready: true } }] }];
+    return [];
+  };
   const api = {
     asked, rv: 10, podExists: true, image: 'mk8s/test-server',
     async get(path: string): Promise<unknown> {
       asked.push(path);
       if (path === POD) {
         if (!api.podExists) throw Object.assign(new Error('pods "web" not found'), { code: 404, reason: 'NotFound' });
-        return { metadata: { name: 'web', namespace: 'ns', uid: 'p', resourceVersion: String(api.rv) }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: api.image }] }, status: {} };
+        const status = o.withService
+          ? { phase: 'Running', podIP: '10.244.0.5', conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True' }], containerStatuses: [{ name: 'c', image: api.image, imageID: 'docker://sha', ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-30T09:00:00Z' } } }] }
+          : {};
+        return { metadata: { name: 'web', namespace: 'ns', uid: 'p', labels: { app: 'web' }, resourceVersion: String(api.rv) }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: api.image }] }, status };
       }
-      return { metadata: { resourceVersion: String(api.rv) }, items: path === '/api/v1/nodes' ? [{ metadata: { name: 'n1' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }] : [] };
+      return { metadata: { resourceVersion: String(api.rv) }, items: list(path) };
     },
   };
   return api;
@@ -47,13 +61,13 @@ function fakeWatch() {
 
 const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); };
 
-function setup(o: { maxWatches?: number; podExists?: boolean } = {}) {
-  const api = fakeApi();
+function setup(o: { maxWatches?: number; podExists?: boolean; withService?: boolean; decorate?: LiveChainOptions['decorate'] } = {}) {
+  const api = fakeApi({ withService: o.withService ?? false });
   api.podExists = o.podExists ?? true;
   const w = fakeWatch();
   const clock = new FakeClock(0);
   const states: ChainState[] = [];
-  const lc = new LiveChain({ get: api.get, watch: w.watch, target: { kind: 'Pod', namespace: 'ns', name: 'web' }, onChange: (s) => states.push(s), clock, throttleMs: 400, resyncMs: 10_000, retryMs: 1000, ...(o.maxWatches ? { maxWatches: o.maxWatches } : {}) });
+  const lc = new LiveChain({ get: api.get, watch: w.watch, target: { kind: 'Pod', namespace: 'ns', name: 'web' }, onChange: (s) => states.push(s), clock, throttleMs: 400, resyncMs: 10_000, retryMs: 1000, ...(o.maxWatches ? { maxWatches: o.maxWatches } : {}), ...(o.decorate ? { decorate: o.decorate } : {}) });
   const ac = new AbortController();
   const done = lc.run(ac.signal);
   return { api, w, clock, states, lc, ac, done };
@@ -133,6 +147,33 @@ test('a watch that fails is reopened after the retry delay; the resync gathers w
   assert.equal(w.live().length, 1, 'reopened');
   clock.step(9000); await settle();
   assert.equal(states.length, 2, 'resync after 10 s');
+  ac.abort(); await done;
+});
+
+test('an async decorate is awaited: the rules it adds are in the links onChange gets; its rejection is the gather\'s error', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  let fail = false;
+  const decorate = async (g: TraceGathered) => {
+    await gate;
+    if (fail) throw new Error('proxy rules unreadable');
+    if (g.kind === 'chain') g.input.proxy = { n1: [{ node: 'n1', present: true, endpoints: 1, detail: 'ns/web → KUBE-SVC-ABC with 1 endpoints' }] };
+  };
+  const { w, clock, states, ac, done } = setup({ withService: true, decorate });
+  await settle();
+  assert.equal(states.length, 0, 'nothing is shown before the decorate resolves');
+  release(); await settle();
+  assert.equal(states.length, 1);
+  const proxy = states[0]!.links?.find((l) => l.step === 'kube-proxy');
+  assert.equal(proxy?.status, 'ok');
+  assert.match(proxy!.evidence, /KUBE-SVC rules on n1 \(1 endpoints\)/);
+  fail = true;
+  clock.step(1000);
+  w.live().find((x) => x.path === '/api/v1/namespaces/ns/pods')!.push({ type: 'MODIFIED', object: { metadata: { resourceVersion: '11' } } });
+  await settle();
+  assert.equal(states.length, 2);
+  assert.match(String(states[1]!.error), /proxy rules unreadable/);
+  assert.equal(states[1]!.links, states[0]!.links, 'the last good links stay shown');
   ac.abort(); await done;
 });
 

@@ -51,8 +51,12 @@ export interface LiveChainOptions {
   target: TraceTarget;
   onChange: (s: ChainState) => void;
   clock?: ChainClock;
-  /** Adds view-specific inputs before the walk (e.g. why kube-proxy's rules are not read). */
-  decorate?: (g: TraceGathered) => void;
+  /**
+   * Adds view-specific inputs before the walk (kube-proxy's rules, or why they are not read);
+   * called once per gather, awaited before the links are walked and onChange runs. A rejection
+   * is that gather's error, like a failed read.
+   */
+  decorate?: (g: TraceGathered) => void | Promise<void>;
   /** Least time between two gathers' starts. @default 400 */
   throttleMs?: number;
   /** A re-gather this often even without events (the collections not watched). @default 10000 */
@@ -141,7 +145,7 @@ export class LiveChain {
     try {
       const g = await gatherTrace(get, target);
       if (objectPathSeen.rv) this.listRv.set(g.sources[0]!, objectPathSeen.rv);
-      this.o.decorate?.(g);
+      await this.o.decorate?.(g);
       this.state = { ...this.state, gathered: g, links: traceLinks(g), error: undefined };
       this.ensureWatches(watchPlan(g.sources, this.o.maxWatches ?? 4));
     } catch (err) {

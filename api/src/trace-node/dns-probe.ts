@@ -4,11 +4,9 @@
  * the `dns` link of `mkctl trace`. The query runs in a child node process (`ip netns exec`) with
  * node:dns' resolver: one try, 2 s timeout, no search list.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { CLUSTER_DNS_IP, type DnsProbe } from '@mk8s/api/trace';
-
-const run = promisify(execFile);
+import { CLUSTER_DNS_IP, type DnsProbe } from '../trace/index.js';
+import { execFileStdout, firstLine, type ExecFile } from './node-exec.js';
+import { nodeNetns } from './proxy-rules.js';
 
 const SCRIPT = `const { Resolver } = require('node:dns').promises;
 const r = new Resolver({ timeout: 2000, tries: 1 }); r.setServers([process.argv[1]]);
@@ -16,13 +14,13 @@ const t0 = Date.now();
 r.resolve4(process.argv[2]).then((a) => console.log(JSON.stringify({ addresses: a.sort(), ms: Date.now() - t0 })),
   (e) => console.log(JSON.stringify({ addresses: [], error: e.code || String(e), ms: Date.now() - t0 })));`;
 
-/** Resolves name (A) from node's netns `mk8s-<node>` against server. */
-export async function probeDns(node: string, name: string, server = CLUSTER_DNS_IP): Promise<DnsProbe> {
+/** Resolves name (A) from node's netns `mk8s-<node>` against server; never rejects (a failure is the probe's error). */
+export async function probeDns(node: string, name: string, server = CLUSTER_DNS_IP, o: { exec?: ExecFile } = {}): Promise<DnsProbe> {
   try {
-    const { stdout } = await run('ip', ['netns', 'exec', `mk8s-${node}`, process.execPath, '-e', SCRIPT, server, name], { timeout: 10_000 });
+    const stdout = await (o.exec ?? execFileStdout)('ip', ['netns', 'exec', nodeNetns(node), process.execPath, '-e', SCRIPT, server, name], { timeoutMs: 10_000 });
     const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { addresses?: string[]; error?: string; ms?: number };
     return { node, name, addresses: r.addresses ?? [], ...(r.error ? { error: r.error } : {}), ms: r.ms ?? 0 };
   } catch (e) {
-    return { node, name, addresses: [], error: e instanceof Error ? e.message.split('\n')[0]! : String(e), ms: 0 };
+    return { node, name, addresses: [], error: firstLine(e), ms: 0 };
   }
 }
