@@ -1,6 +1,6 @@
 /**
  * What a DNS lookup from a node gave and how to judge it; the lookup itself is node-local
- * (mkctl/src/doctor/dns-probe.ts runs it inside the node's netns).
+ * (api/src/trace-node/dns-probe.ts runs it inside the node's netns).
  */
 export const CLUSTER_DNS_IP = '10.96.0.10';
 
