@@ -49,7 +49,7 @@ test: build
 # The robustness suite of issue 21 on a fresh 3-node cluster: test/e2e/robustness.e2e.test.ts (the
 # subset make test runs: T1, T4 follower, T9) and test/chaos/**/*.chaos.test.ts (T2, T3, T4 leader,
 # T5, T13, ...), every FIGURE line summarised with its goal; non-zero when a goal is missed.
-# Bounded (CHAOS_TIMEOUT_S, default 1080 s of tests); the cluster is brought down in every case.
+# Bounded (CHAOS_TIMEOUT_S, default 2400 s of tests); the cluster is brought down in every case.
 # CHAOS_UP_FLAGS adds cluster up flags; `make chaos CHAOS_FILTER=t3` runs one test file.
 .PHONY: chaos
 chaos: build

@@ -16,7 +16,7 @@ const root = new URL('..', import.meta.url).pathname;
 const filter = process.argv.slice(2);
 const nodes = process.env.NODES ?? '3';
 const upFlags = (process.env.CHAOS_UP_FLAGS ?? '--apiservers 3').split(/\s+/).filter(Boolean);
-const budgetMs = Number(process.env.CHAOS_TIMEOUT_S ?? 1080) * 1000;
+const budgetMs = Number(process.env.CHAOS_TIMEOUT_S ?? 2400) * 1000;
 const mkctl = (args) => spawnSync(process.execPath, [join(root, 'mkctl/dist/main.js'), ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, MK8S_ROOT: root } });
 const sharedDockerd = () => { if (process.env.MK8S_SHARED_DOCKERD) rmSync(join(root, '.mk8s/run/dockerd.pid'), { force: true }); };
 
