@@ -344,6 +344,10 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
     return this.c.requestJson({ method: 'POST', path: this.path(this.ns, name, subresource), query: this.writeQuery(opts), body, ...this.sig(opts) });
   }
 
+  updateSubresource(name: string, subresource: string, body: unknown, opts?: WriteOptions): Promise<unknown> {
+    return this.c.requestJson({ method: 'PUT', path: this.path(this.ns, name, subresource), query: this.writeQuery(opts), body, ...this.sig(opts) });
+  }
+
   getSubresource(name: string, subresource: string, opts: { signal?: AbortSignal; query?: Record<string, string> } = {}): Promise<unknown> {
     return this.c.requestJson({ path: this.path(this.ns, name, subresource), ...(opts.query ? { query: opts.query } : {}), ...this.sig(opts) });
   }
