@@ -79,7 +79,7 @@ describe('leader election', () => {
   test('acquireRetryDelayMs: the jittered retry period, shortened to the observed expiry', async () => {
     const clock = new FakeClock();
     const c = new FakeClientset({ clock });
-    const le = new LeaderElector({ client: c, clock, identity: 'b', lock: { namespace: 'kube-system', name: 'lock' }, onStartedLeading: () => undefined });
+    const le = new LeaderElector({ client: c, clock, identity: 'b', lock: { namespace: 'kube-system', name: 'lock' }, signal: new AbortController().signal, onStartedLeading: () => undefined });
     const d0 = le.acquireRetryDelayMs(clock.now());
     assert.ok(d0 >= 2000 && d0 <= 2400, `nothing observed: ${d0}`);
     await c.resource(Leases, 'kube-system').create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'lock', namespace: 'kube-system' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: formatMicroTime(clock.now()) } } as KubeObject);
