@@ -4,7 +4,7 @@ import { silentLogger } from '@mk8s/component-base';
 import { FakeClock } from '@mk8s/component-base/testing';
 import { MemoryStorage } from './testing/memory-storage.js';
 import { ApiError } from '@mk8s/api';
-import { buildApiServer } from './server.js';
+import { buildApiServer, isLongRunningRequest } from './server.js';
 
 async function setup(t: { after(fn: () => unknown): void }) {
   const storage = new MemoryStorage();
@@ -467,6 +467,34 @@ describe('resource CRUD', () => {
       const ok = await app.inject({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: `c${i}` } } });
       assert.equal(ok.statusCode, 201, 'sequential writes each release their slot');
     }
+  });
+
+  test('a request whose client goes away while it is served gives its in-flight slot back', async (t) => {
+    let hung = 0;
+    const app = await buildApiServer({
+      storage: new MemoryStorage(), logger: silentLogger(), maxRequestsInflight: { readonly: 1, mutating: 1 },
+      plugins: [(a) => { a.get('/apis/hang.example.com/v1/namespaces/default/things', async () => { hung++; return new Promise(() => undefined); }); }],
+    });
+    t.after(() => app.close());
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    for (let i = 0; i < 3; i++) {
+      const ac = new AbortController();
+      const p = fetch(`http://127.0.0.1:${port}/apis/hang.example.com/v1/namespaces/default/things`, { signal: ac.signal }).catch(() => undefined);
+      for (let k = 0; k < 200 && hung <= i; k++) await new Promise((r) => setTimeout(r, 5));
+      ac.abort();
+      await p;
+      // The slot is free again: a read is served, not refused with 429.
+      let code = 0;
+      for (let k = 0; k < 100; k++) { code = (await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/configmaps`)).status; if (code !== 429) break; await new Promise((r) => setTimeout(r, 10)); }
+      assert.equal(code, 200, `round ${i}`);
+    }
+  });
+
+  test('isLongRunningRequest: watch, proxy and the streaming subresources, as upstream', () => {
+    const cases: [string, string, boolean][] = [['watch', '', true], ['proxy', '', true], ['get', 'log', true], ['create', 'exec', true], ['get', 'attach', true],
+      ['create', 'portforward', true], ['get', 'proxy', true], ['get', '', false], ['list', '', false], ['update', 'status', false], ['get', 'scale', false]];
+    for (const [verb, subresource, want] of cases) assert.equal(isLongRunningRequest({ verb, subresource }), want, `${verb} ${subresource}`);
   });
 
   test('field selectors the scheduler and kubelet use: spec.nodeName empty or set, status.phase!=', async (t) => {

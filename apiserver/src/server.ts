@@ -44,6 +44,16 @@ import { toTable, wantsTable } from './printers/index.js';
 import { knownFieldsValidator, registerOpenApi } from './openapi/index.js';
 
 /** Namespaces the apiserver makes sure exist (upstream's system namespaces controller). */
+
+/**
+ * Upstream's BasicLongRunningRequestCheck(verbs watch, proxy; subresources attach, exec, proxy,
+ * log, portforward): such requests last as long as their stream and are not held to max-in-flight.
+ */
+export function isLongRunningRequest(info: { verb: string; subresource: string }): boolean {
+  return info.verb === 'watch' || info.verb === 'proxy' || LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+}
+const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
 export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export interface ApiServerOptions {
@@ -345,13 +355,16 @@ export async function buildApiServer(o: ApiServerOptions): Promise<FastifyInstan
     req.startMs = performance.now();
     const ended = trackRequest(req.requestInfo, req.url, req.headers['content-type'], req.startMs);
     if (ended) reply.raw.once('close', () => ended(reply.raw.statusCode));
-    if (req.requestInfo.resourceRequest && req.requestInfo.verb !== 'watch') {
+    if (req.requestInfo.resourceRequest && !isLongRunningRequest(req.requestInfo)) {
       const kind = req.method === 'GET' || req.method === 'HEAD' ? 'readonly' : 'mutating';
       if (inflight[kind] >= limits[kind]) {
         return sendError(reply.header('retry-after', '1'), new ApiError('TooManyRequests', 'Too many requests, please try again later.', { details: { retryAfterSeconds: 1 } }));
       }
       if (++inflight[kind] > inflightMax[kind]) inflightMax[kind] = inflight[kind];
       req.inflightKind = kind;
+      // The raw response closes for every request, answered, hijacked or cut off mid-body: a slot
+      // released only by onResponse/onRequestAbort leaked on the rest until every request got 429.
+      reply.raw.once('close', () => release(req));
     }
     let authenticated: UserInfo | undefined;
     let authErr: unknown;

@@ -55,6 +55,11 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
   watch(opts?: WatchOptions & { signal?: AbortSignal }): AsyncIterable<WatchEvent<T>>;
   /** POST to a subresource (binding, eviction) and return the parsed body. */
   createSubresource(name: string, subresource: string, body: unknown, opts?: WriteOptions): Promise<unknown>;
+  /**
+   * PUT to a subresource (scale: an autoscaling/v1 Scale; status) and return the parsed body. A
+   * metadata.resourceVersion in body is a precondition: a stale one rejects with Conflict.
+   */
+  updateSubresource(name: string, subresource: string, body: unknown, opts?: WriteOptions): Promise<unknown>;
   /** GET a subresource (scale, log as text). */
   getSubresource(name: string, subresource: string, opts?: { signal?: AbortSignal; query?: Record<string, string> }): Promise<unknown>;
 }

@@ -76,6 +76,19 @@ describe('leader election', () => {
     await b.done;
   });
 
+  test('acquireRetryDelayMs: the jittered retry period, shortened to the observed expiry', async () => {
+    const clock = new FakeClock();
+    const c = new FakeClientset({ clock });
+    const le = new LeaderElector({ client: c, clock, identity: 'b', lock: { namespace: 'kube-system', name: 'lock' }, signal: new AbortController().signal, onStartedLeading: () => undefined });
+    const d0 = le.acquireRetryDelayMs(clock.now());
+    assert.ok(d0 >= 2000 && d0 <= 2400, `nothing observed: ${d0}`);
+    await c.resource(Leases, 'kube-system').create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'lock', namespace: 'kube-system' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: formatMicroTime(clock.now()) } } as KubeObject);
+    assert.equal(await le.tryAcquireOrRenew(), false, 'a holds it');
+    const far = le.acquireRetryDelayMs(clock.now() + 5_000);
+    assert.ok(far >= 2000 && far <= 2400, `expiry 10 s away: the retry period (${far})`);
+    assert.equal(le.acquireRetryDelayMs(clock.now() + 14_000), 1001, 'expiry 1 s away: then, plus 1 ms');
+  });
+
   test('steps down when renewals fail past the renew deadline', async () => {
     const clock = new FakeClock();
     const c = new FakeClientset({ clock });

@@ -109,10 +109,23 @@ export class LeaderElector {
   private async acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew(signal)) return true;
-      // Jitter (factor 1.2, as upstream) keeps candidates from retrying in lockstep.
-      try { await this.clock.sleep(this.retryPeriodMs * (1 + Math.random() * 0.2), signal); } catch { return false; }
+      try { await this.clock.sleep(this.acquireRetryDelayMs(this.clock.now()), signal); } catch { return false; }
     }
     return false;
+  }
+
+  /**
+   * How long a candidate waits before its next try: the retry period with jitter (factor 1.2, as
+   * upstream, so candidates do not retry in lockstep), but no later than the moment the lease it
+   * observed expires (observedTime + leaseDuration, the same expiry rule as upstream). A poll that
+   * lands up to a retry period after the expiry would add that much to every takeover.
+   */
+  acquireRetryDelayMs(now: number): number {
+    const jittered = this.retryPeriodMs * (1 + Math.random() * 0.2);
+    const spec = this.observed?.spec;
+    if (!spec?.holderIdentity || spec.holderIdentity === this.o.identity) return jittered;
+    const expiresIn = this.observedTime + (spec.leaseDurationSeconds ?? 0) * 1000 - now;
+    return expiresIn >= 0 && expiresIn < jittered ? expiresIn + 1 : jittered;
   }
 
   private async renewLoop(signal: AbortSignal): Promise<void> {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { Deployments, Nodes, Pods, isConflict, isNotFound, isResourceExpired, type KubeObject } from '@mk8s/api';
 import { FakeClock } from '@mk8s/component-base/testing';
-import { createClientset } from './rest-clientset.js';
+import { createClientset, isConnectionResetOrEOF } from './rest-clientset.js';
 import { loadKubeConfig, restConfigFromKubeConfig } from './kubeconfig.js';
 import { decodeWatchEvents, ndjsonLines } from './watch-decoder.js';
 import { TokenBucket } from './token-bucket.js';
@@ -138,6 +138,34 @@ describe('RestClientset retries and streams', () => {
     for (let i = 0; i < 50 && clock.pending() === 0; i++) await new Promise((r) => setImmediate(r));
     clock.step(2000);
     assert.equal((await p).metadata.name, 'n1');
+  });
+  test('a GET whose connection is reset is retried after 1 s; a POST is not', async () => {
+    const agent = new MockAgent(); agent.disableNetConnect();
+    const clock = new FakeClock();
+    const c = createClientset({ server: SERVER, dispatcher: agent, clock, qps: 0 });
+    const pool = agent.get(SERVER);
+    const reset = Object.assign(new Error('Client network socket disconnected before secure TLS connection was established'), { code: 'ECONNRESET' });
+    pool.intercept({ path: '/api/v1/nodes/n1', method: 'GET' }).replyWithError(reset);
+    pool.intercept({ path: '/api/v1/nodes/n1', method: 'GET' }).reply(200, { metadata: { name: 'n1' } }, JSON_HDR);
+    const p = c.resource(Nodes).get('n1');
+    for (let i = 0; i < 50 && clock.pending() === 0; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(clock.pending(), 1, 'waiting its Retry-After of 1 s');
+    clock.step(1000);
+    assert.equal((await p).metadata.name, 'n1');
+    pool.intercept({ path: '/api/v1/namespaces/default/pods?fieldManager=mk8s', method: 'POST' }).replyWithError(reset);
+    await assert.rejects(c.resource(Pods, 'default').create(pod('x')), /socket disconnected/);
+  });
+  test('isConnectionResetOrEOF: resets, early closes and EOFs; not refusals or timeouts', () => {
+    const cases: [unknown, boolean][] = [
+      [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), true],
+      [Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }), true],
+      [new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }), true],
+      [new Error('unexpected EOF'), true],
+      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' }), false],
+      [Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' }), false],
+      [undefined, false],
+    ];
+    for (const [err, want] of cases) assert.equal(isConnectionResetOrEOF(err), want, String((err as Error | undefined)?.message));
   });
   test('429 without Retry-After is an error', async () => {
     const { pool, c } = setup();

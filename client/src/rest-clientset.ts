@@ -152,7 +152,20 @@ export class RestClientset implements Clientset {
         const refused = this.writeFence({ method: req.method!, path: req.path });
         if (refused) throw refused;
       }
-      const res = await this.timedSend(req);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await this.timedSend(req);
+      } catch (err) {
+        // client-go's request(): a GET whose connection was reset or closed early (an apiserver
+        // restarting, a balancer dropping it) is retried after an artificial Retry-After of 1 s;
+        // writes are not (they may have been applied).
+        if ((req.method ?? 'GET') === 'GET' && attempt < this.maxRetries && !req.signal?.aborted && isConnectionResetOrEOF(err)) {
+          this.logger?.debug({ path: req.path, err: (err as Error).message }, 'Retrying GET after a connection reset');
+          await this.clock.sleep(1000, req.signal);
+          continue;
+        }
+        throw err;
+      }
       // As client-go's checkWait: Retry-After means the server did not process the request.
       const retryAfter = Number(res.headers['retry-after']);
       const retriable = (res.statusCode === 429 || (res.statusCode >= 500 && res.statusCode <= 504)) && Number.isFinite(retryAfter) && retryAfter > 0;
@@ -344,6 +357,10 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
     return this.c.requestJson({ method: 'POST', path: this.path(this.ns, name, subresource), query: this.writeQuery(opts), body, ...this.sig(opts) });
   }
 
+  updateSubresource(name: string, subresource: string, body: unknown, opts?: WriteOptions): Promise<unknown> {
+    return this.c.requestJson({ method: 'PUT', path: this.path(this.ns, name, subresource), query: this.writeQuery(opts), body, ...this.sig(opts) });
+  }
+
   getSubresource(name: string, subresource: string, opts: { signal?: AbortSignal; query?: Record<string, string> } = {}): Promise<unknown> {
     return this.c.requestJson({ path: this.path(this.ns, name, subresource), ...(opts.query ? { query: opts.query } : {}), ...this.sig(opts) });
   }
@@ -352,4 +369,18 @@ class RestResourceClient<T extends KubeObject> implements ResourceClient<T> {
 /** host:port of a server URL (client-go's url.Host), or the URL itself when it does not parse. */
 function hostOf(server: string): string {
   try { return new URL(server).host; } catch { return server; }
+}
+
+/**
+ * client-go's net.IsConnectionReset || net.IsProbableEOF, for undici and Node's errors: the peer
+ * reset or closed the connection before an answer (also mid-TLS-handshake), or an unexpected EOF.
+ */
+export function isConnectionResetOrEOF(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') return true;
+    const msg = String((e as { message?: unknown }).message ?? '');
+    if (/socket hang up|other side closed|connection reset by peer|unexpected EOF|^EOF$|socket disconnected before secure TLS connection/i.test(msg)) return true;
+  }
+  return false;
 }

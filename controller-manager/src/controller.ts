@@ -2,6 +2,7 @@
  * What every controller is built from and how it runs (STYLE example 1): shared informers feed a
  * rate-limited workqueue of keys; runWorkers calls reconcile(key).
  */
+import type { Registry } from 'prom-client';
 import type { Clock, FeatureGate, Logger } from '@mk8s/component-base';
 import { RESOURCES } from '@mk8s/api';
 import { CachedDiscovery, createRateLimitingQueue, hasRawGet, RestDiscovery, runWorkers, StaticDiscovery, type Clientset, type DiscoveryClient, type EventRecorder, type RateLimitingQueue, type Reconciler, type SharedInformerFactory, type WorkerMetrics, type WorkqueueMetricsProvider } from '@mk8s/client';
@@ -15,6 +16,12 @@ export interface ControllerContext {
   recorder: EventRecorder;
   /** workqueue_* metrics of every controller's queue. @default none */
   queueMetrics?: WorkqueueMetricsProvider;
+  /**
+   * The component's metrics registry (served on /metrics). A controller with metrics of its own
+   * (upstream's per-controller metrics packages) registers them here through component-base's
+   * metricOnce, once per registry. @default none: counted, not served
+   */
+  registry?: Registry;
   /** Feature gates (--feature-gates). @default defaultFeatureGate */
   featureGates?: FeatureGate;
   /** Served resources (namespace controller, garbage collector). @default discovery over ctx.client when it is a REST client, else the static scheme */

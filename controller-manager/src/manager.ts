@@ -207,7 +207,7 @@ export function createControllerManager(cfg: ControllerManagerConfig = {}): Cont
     const spec = KNOWN_CONTROLLERS[name]!;
     const recorder = createEventRecorder({ client, component: spec.component, clock, logger: log });
     recorders.push(recorder);
-    const c = spec.create({ client, informers, clock, recorder, queueMetrics, logger: log.child({ controller: name }) }, cfg);
+    const c = spec.create({ client, informers, clock, recorder, queueMetrics, registry, logger: log.child({ controller: name }) }, cfg);
     if (c) controllers.set(name, c); else log.info({ controller: name }, 'Skipped controller: not configured');
   }
 

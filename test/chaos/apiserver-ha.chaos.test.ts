@@ -13,7 +13,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMaps, isAlreadyExists, isResourceExpired, type KubeObject, type WatchEvent } from '@mk8s/api';
 import { kubectlAsync } from '../e2e/lib/cluster.js';
-import { adminClient, apiserverNames, figure, kubectl, kubectlOk, mkctl, supervised, uniqueName, waitFor, waitForDefaultServiceAccount } from './lib/chaos.js';
+import { adminClient, apiserverNames, figure, kubectl, kubectlOk, mkctl, mkctlAsync, supervised, uniqueName, waitFor, waitForDefaultServiceAccount } from './lib/chaos.js';
 
 const ns = uniqueName('chaos-ha');
 const WRITERS = 4;
@@ -118,7 +118,8 @@ test('T7: an apiserver killed -9 under load loses no retried request; watches re
     for (const name of names) {
       const restarts0 = supervised()[name]?.restarts ?? 0;
       const t0 = Date.now();
-      const r = mkctl(['chaos', 'kill', name]);
+      // In the background: a spawnSync would stall this process's writers and watchers meanwhile.
+      const r = await mkctlAsync(['chaos', 'kill', name]).done;
       assert.equal(r.code, 0, r.out);
       await waitFor(() => { const s = supervised()[name]; return s?.state === 'running' && s.restarts > restarts0; }, { timeoutMs: 120_000, what: `${name} restarted by the supervisor` });
       await waitFor(() => balancerState(name) === 'UP', { timeoutMs: 120_000, intervalMs: 1000, what: `${name} UP in the balancer again` });

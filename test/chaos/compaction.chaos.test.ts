@@ -35,7 +35,7 @@ function holdableClient(inner: Clientset) {
   const wrap = <T extends KubeObject>(rc: ResourceClient<T>): ResourceClient<T> => ({
     ...rc,
     get: rc.get.bind(rc), create: rc.create.bind(rc), update: rc.update.bind(rc), updateStatus: rc.updateStatus.bind(rc), patch: rc.patch.bind(rc),
-    delete: rc.delete.bind(rc), createSubresource: rc.createSubresource.bind(rc), getSubresource: rc.getSubresource.bind(rc),
+    delete: rc.delete.bind(rc), createSubresource: rc.createSubresource.bind(rc), getSubresource: rc.getSubresource.bind(rc), updateSubresource: rc.updateSubresource.bind(rc),
     list: (o) => { rec.lists++; return rc.list(o); },
     watch: (o = {}) => ({
       async *[Symbol.asyncIterator]() {

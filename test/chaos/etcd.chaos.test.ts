@@ -42,7 +42,8 @@ test('T4: the etcd leader killed -9 under writes loses no acknowledged write and
   assert.ok(leader, 'etcd has a leader');
   const pidBefore = supervised()[leader]?.pid;
   const restartsBefore = supervised()[leader]?.restarts ?? 0;
-  const chaos = mkctl(['chaos', 'kill', 'etcd-leader', '--watch', '--timeout', '150'], 200_000);
+  // In the background: a spawnSync would block this process, writers included, for the whole --watch.
+  const chaos = await mkctlAsync(['chaos', 'kill', 'etcd-leader', '--watch', '--timeout', '150']).done;
   const afterFault = w.acked.length;
   await waitFor(() => w.acked.length >= afterFault + 30, { timeoutMs: 60_000, what: 'writes after the fault' });
   const stall = w.maxGapS();

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectl, kubectlOk, ROOT, uniqueName, waitFor, waitForDefaultServiceAccount } from './lib/cluster.js';
+import { dashboardRequest } from './lib/browser.js';
 
 const ns = uniqueName('e2e-selfheal');
 const RUN = join(ROOT, '.mk8s', 'run');
@@ -94,6 +95,17 @@ test('kill -9 of a node\'s shim, kubelet and kube-proxy: restarted, the node Rea
   await killAndHeal(`${n.name}-cri-docker`, () => existsSync(join(ROOT, '.mk8s', 'nodes', n.name, 'cri.sock')));
   await killAndHeal(`${n.name}-kubelet`, async () => (await httpOk(`http://${n.ip}:10248/healthz`)) && nodeReady());
   await killAndHeal(`${n.name}-kube-proxy`, () => httpOk(`http://${n.ip}:10256/healthz`));
+});
+
+test('kill -9 of the add-ons (metrics-server, dashboard): restarted, serving again', async () => {
+  // metrics.k8s.io is served again through the aggregator (its APIService Available, nodes listed).
+  const metricsServed = (): boolean => {
+    const r = kubectl(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes'], { timeoutMs: 10_000 });
+    try { return r.code === 0 && (JSON.parse(r.stdout) as { items: unknown[] }).items.length > 0; } catch { return false; }
+  };
+  await killAndHeal('metrics-server', metricsServed);
+  assert.equal(kubectlOk(['get', 'apiservice', 'v1beta1.metrics.k8s.io', '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].status}']), 'True');
+  await killAndHeal('dashboard', async () => { try { return (await dashboardRequest('/healthz')).status === 200; } catch { return false; } });
 });
 
 test('after the kills a Deployment converges and cluster status shows the restarts', async () => {

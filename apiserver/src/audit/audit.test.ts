@@ -145,3 +145,25 @@ test('an unexpected error is the Panic stage', async () => {
   assert.deepEqual(r.events.map((e) => e.stage), ['RequestReceived', 'Panic']);
   assert.equal(r.events[1]!.responseStatus?.code, 500);
 });
+
+test('a body nested far too deep: 400, audited without its requestObject, the server alive', async () => {
+  const depth = 200_000;
+  const deep = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep"},"spec":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  const r = await call('tok-admin', 'POST', '/api/v1/namespaces/default/pods', deep);
+  assert.equal(r.res.statusCode, 400, r.res.body);
+  const done = r.events.find((e) => e.stage === 'ResponseComplete')!;
+  assert.equal(done.level, 'Request');
+  assert.equal(done.requestObject, undefined, 'not decodable by the handler: not logged');
+  assert.equal((await call('tok-admin', 'GET', '/api/v1/namespaces/default')).res.statusCode, 200);
+});
+
+test('an event that cannot be serialized is written without its bodies, never thrown', () => {
+  const written: string[] = [];
+  const auditor = new Auditor({ policy: POLICY, backend: { write: (l) => { written.push(l); }, close: () => undefined }, clock });
+  const cyclic: Record<string, unknown> = {}; cyclic['self'] = cyclic;
+  const ctx = { event: { kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Request', auditID: 'a', stage: 'RequestReceived', requestURI: '/x', verb: 'create', user: {}, sourceIPs: [], requestReceivedTimestamp: '', stageTimestamp: '', requestObject: cyclic } as AuditEvent, omit: [], panicked: false, done: false };
+  (auditor as unknown as { emit: (c: unknown, s: string) => void }).emit(ctx, 'ResponseComplete');
+  const ev = JSON.parse(written[0]!) as AuditEvent;
+  assert.equal(ev.requestObject, undefined);
+  assert.match(ev.annotations?.['audit.mk8s.io/bodies-omitted'] ?? '', /circular/i);
+});

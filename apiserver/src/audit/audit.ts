@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '@mk8s/component-base';
 import type { UserInfo } from '../auth/authentication.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
+import { MAX_NESTING_DEPTH, withinDepth } from '../endpoints/body.js';
 import type { AuditBackend } from './log-backend.js';
 import { evaluatePolicy, type AuditLevel, type AuditPolicy, type AuditStage } from './policy.js';
 
@@ -135,7 +136,9 @@ export class Auditor {
     }
     if (ev.level === 'Request' || ev.level === 'RequestResponse') {
       const raw = ctx.requestBody;
-      const obj = raw && raw.length ? safeJson(raw.toString('utf8')) : undefined;
+      // As upstream, only an object the handler could decode is logged: a body refused for its
+      // nesting (hostile input) would overflow JSON.stringify's stack below.
+      const obj = raw && raw.length ? decodableJson(raw.toString('utf8')) : undefined;
       if (obj !== undefined) ev.requestObject = obj;
     }
     if (ev.level === 'RequestResponse' && body !== undefined && code < 400) {
@@ -151,7 +154,15 @@ export class Auditor {
     ev.stage = stage;
     ev.stageTimestamp = micro(this.o.clock.now());
     // Only ResponseComplete/Panic carry the bodies; the line is written now, so later changes do not show.
-    this.o.backend.write(JSON.stringify(ev));
+    let line: string;
+    try {
+      line = JSON.stringify(ev);
+    } catch (err) {
+      // Auditing never takes the apiserver down: the event is written without the bodies.
+      const { requestObject: _q, responseObject: _r, ...rest } = ev;
+      line = JSON.stringify({ ...rest, annotations: { ...rest.annotations, 'audit.mk8s.io/bodies-omitted': (err as Error).message } });
+    }
+    this.o.backend.write(line);
   }
 }
 
@@ -164,6 +175,12 @@ function objectRef(info: Extract<RequestInfo, { resourceRequest: true }>): NonNu
     apiVersion: info.version,
     ...(info.subresource ? { subresource: info.subresource } : {}),
   };
+}
+
+/** safeJson, refusing what the handlers refuse: nesting deeper than MAX_NESTING_DEPTH. */
+function decodableJson(text: string): unknown {
+  const v = safeJson(text);
+  return v !== null && typeof v === 'object' && !withinDepth(v, MAX_NESTING_DEPTH) ? undefined : v;
 }
 
 function safeJson(text: string): unknown {

@@ -5,11 +5,14 @@
  * one started; only the --audit-log-maxbackup newest backups are kept (0 = all), backups older
  * than --audit-log-maxage days are removed (0 = kept).
  *
- * Lines are queued and written together at the next tick (one write per batch, not per request);
- * close() writes what is left. A write error is logged once and counted, never fails a request
- * (upstream's blocking-mode error is logged too).
+ * Lines are queued and written together at the next tick (one write per batch, not per request),
+ * with one asynchronous write in flight at a time: a synchronous write stalls the whole event loop
+ * (every request, every TLS handshake) whenever the disk is slow — a node starting 110 containers
+ * makes it so — where upstream's blocking mode blocks only the request's own goroutine. close()
+ * writes what is left synchronously. A write error is logged once and counted, never fails a
+ * request (upstream's blocking-mode error is logged too).
  */
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { close as closeFd, closeSync, existsSync, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, write as writeFd, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Clock, Logger } from '@mk8s/component-base';
 
@@ -32,7 +35,13 @@ export interface LogBackendOptions {
   logger?: Logger;
   /** Batching: how the next flush is scheduled. @default setImmediate */
   schedule?: (fn: () => void) => void;
+  /** How a batch reaches the file. @default fs.write (asynchronous) */
+  writeFile?: (fd: number, data: Buffer, done: (err: Error | null) => void) => void;
 }
+
+const asyncWrite = (fd: number, data: Buffer, done: (err: Error | null) => void): void => {
+  writeFd(fd, data, (err) => done(err));
+};
 
 export class LogBackend implements AuditBackend {
   private fd: number | undefined;
@@ -42,10 +51,14 @@ export class LogBackend implements AuditBackend {
   private failed = false;
   private readonly maxBytes: number;
   private readonly schedule: (fn: () => void) => void;
+  private readonly writeFile: (fd: number, data: Buffer, done: (err: Error | null) => void) => void;
+  private inFlight = false;
+  private closeAfterWrite: number | undefined;
 
   constructor(private readonly o: LogBackendOptions) {
     this.maxBytes = (o.maxSizeMB ?? 100) * 1024 * 1024;
     this.schedule = o.schedule ?? ((fn) => setImmediate(fn));
+    this.writeFile = o.writeFile ?? asyncWrite;
     if (o.path !== '-') this.open();
   }
 
@@ -58,24 +71,51 @@ export class LogBackend implements AuditBackend {
 
   flush(): void {
     this.scheduled = false;
-    if (this.queue.length === 0) return;
-    const data = Buffer.from(this.queue.join('\n') + '\n');
-    this.queue = [];
+    // One write in flight: what queues meanwhile goes in the next batch, when it completes.
+    if (this.queue.length === 0 || this.inFlight || this.fd === undefined && this.o.path !== '-') return;
+    const data = this.take();
     try {
       if (this.o.path === '-') { writeSync(1, data); return; }
+      // Rotation only between writes: no write is in flight on the file being renamed.
       if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
-      writeSync(this.fd!, data);
       this.size += data.length;
+      this.inFlight = true;
+      const fd = this.fd!;
+      this.writeFile(fd, data, (err) => {
+        this.inFlight = false;
+        if (err) this.failedWrite(err);
+        if (this.closeAfterWrite === fd) { closeFd(fd, () => undefined); this.closeAfterWrite = undefined; return; }
+        if (this.queue.length > 0 && !this.scheduled) this.flush();
+      });
     } catch (err) {
-      if (!this.failed) this.o.logger?.error({ err, path: this.o.path }, 'Could not write the audit log');
-      this.failed = true;
+      this.inFlight = false;
+      this.failedWrite(err);
     }
   }
 
+  /**
+   * Writes what is queued now (synchronously) and releases the file once a write in flight is done.
+   * At shutdown a batch still in flight may land after these lines: order, not content, may differ.
+   */
   close(): void {
-    this.flush();
-    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.queue.length > 0 && this.o.path !== '-' && this.fd !== undefined) {
+      try { const data = this.take(); writeSync(this.fd, data); this.size += data.length; } catch (err) { this.failedWrite(err); }
+    } else if (this.o.path === '-') this.flush();
+    if (this.fd !== undefined) {
+      if (this.inFlight) this.closeAfterWrite = this.fd; else closeSync(this.fd);
+    }
     this.fd = undefined;
+  }
+
+  private take(): Buffer {
+    const data = Buffer.from(this.queue.join('\n') + '\n');
+    this.queue = [];
+    return data;
+  }
+
+  private failedWrite(err: unknown): void {
+    if (!this.failed) this.o.logger?.error({ err, path: this.o.path }, 'Could not write the audit log');
+    this.failed = true;
   }
 
   private open(): void {

@@ -16,6 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '@mk8s/api';
 import { forbidden } from '../admission/plugins/namespace-lifecycle.js';
 import type { UserInfo } from './authentication.js';
+import { distinctHeaders } from './distinct-headers.js';
 import { authorize, type AuthorizationAttributes, type Authorizer } from './authorization.js';
 
 const USER = 'impersonate-user';
@@ -37,11 +38,9 @@ export interface ImpersonationRequest {
 /** The impersonation headers of a request, each value separately (Node joins repeated headers otherwise). */
 export function impersonationHeaders(req: IncomingMessage): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  // headersDistinct keeps repeated headers apart (fastify's inject has no such field: one value each).
-  const distinct = (req.headersDistinct as Record<string, string[] | undefined> | undefined) ?? undefined;
-  for (const [name, v] of Object.entries(distinct ?? req.headers)) {
+  for (const [name, v] of Object.entries(distinctHeaders(req))) {
     if (!name.startsWith('impersonate-') || v === undefined) continue;
-    out.set(name, Array.isArray(v) ? v : [String(v)]);
+    out.set(name, [...v]);
   }
   return out;
 }

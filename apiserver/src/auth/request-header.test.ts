@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ensureCa, issueCertificate } from '@mk8s/component-base/pki';
+import type { IncomingMessage } from 'node:http';
 import { RequestHeaderAuthenticator, userFromHeaders } from './request-header.js';
+import { distinctHeaders } from './distinct-headers.js';
 
 const HEADERS = { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeadersPrefixes: ['X-Remote-Extra-'] };
 
@@ -21,6 +23,35 @@ test('userFromHeaders: user, every group header value (+ system:authenticated), 
     },
   ];
   for (const c of cases) assert.deepEqual(userFromHeaders(c.h, HEADERS), c.want, c.name);
+});
+
+test('userFromHeaders never throws: no headers at all, single strings instead of lists', () => {
+  const cases: { name: string; h: Parameters<typeof userFromHeaders>[0]; want: ReturnType<typeof userFromHeaders> }[] = [
+    { name: 'undefined headers', h: undefined, want: undefined },
+    { name: 'empty headers', h: {}, want: undefined },
+    { name: 'string values (a flat IncomingHttpHeaders)', h: { 'x-remote-user': 'bob', 'x-remote-group': 'g', 'x-remote-extra-k': 'v' }, want: { username: 'bob', groups: ['g', 'system:authenticated'], extra: { k: ['v'] } } },
+    { name: 'an undefined value', h: { 'x-remote-user': 'bob', 'x-remote-group': undefined, 'x-remote-extra-k': undefined }, want: { username: 'bob', groups: ['system:authenticated'] } },
+  ];
+  for (const c of cases) assert.deepEqual(userFromHeaders(c.h, HEADERS), c.want, c.name);
+});
+
+test('distinctHeaders: headersDistinct when the request has it, else headers as lists; never throws', () => {
+  const cases: { name: string; req: unknown; want: Record<string, string[]> }[] = [
+    { name: 'headersDistinct kept apart', req: { headers: { 'x-remote-group': 'a, b' }, headersDistinct: { 'x-remote-group': ['a', 'b'] } }, want: { 'x-remote-group': ['a', 'b'] } },
+    { name: 'no headersDistinct (inject, HTTP/2 compat)', req: { headers: { 'x-remote-user': 'alice', 'set-cookie': ['c1', 'c2'] } }, want: { 'x-remote-user': ['alice'], 'set-cookie': ['c1', 'c2'] } },
+    { name: 'headersDistinct null', req: { headers: { a: '1' }, headersDistinct: null }, want: { a: ['1'] } },
+    { name: 'no headers either', req: {}, want: {} },
+    { name: 'no request', req: undefined, want: {} },
+  ];
+  for (const c of cases) assert.deepEqual(distinctHeaders(c.req as never), c.want, c.name);
+});
+
+test('RequestHeaderAuthenticator: a request without headersDistinct is answered, not thrown on', async () => {
+  const authn = new RequestHeaderAuthenticator({ clientCA: '', allowedNames: [], ...HEADERS });
+  const bare = (headers: Record<string, string>) => ({ headers, socket: {} }) as unknown as IncomingMessage;
+  // Without a TLS socket there is no verified proxy: no opinion, whatever the headers assert.
+  assert.equal(await authn.authenticate(bare({ 'x-remote-user': 'alice' })), undefined);
+  assert.equal(await authn.authenticate(bare({})), undefined);
 });
 
 test('RequestHeaderAuthenticator trusts the headers only with a requestheader-CA certificate of an allowed CN', async (t) => {

@@ -13,6 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import type { Authenticator, UserInfo } from './authentication.js';
 import { AUTHENTICATED_GROUP } from './x509.js';
 import type { RequestHeaderConfig } from '../bootstrap/extension-apiserver-authentication.js';
+import { distinctHeaders, type DistinctHeaders } from './distinct-headers.js';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
@@ -27,7 +28,7 @@ export class RequestHeaderAuthenticator implements Authenticator {
   authenticate(req: IncomingMessage): Promise<UserInfo | undefined> {
     // Without a username header there is no opinion whatever the certificate: decided first, so the
     // ordinary request (every client but a front proxy) pays no certificate parsing.
-    const user = userFromHeaders(req.headersDistinct, this.cfg);
+    const user = userFromHeaders(distinctHeaders(req), this.cfg);
     if (!user) return Promise.resolve(undefined);
     const sock = req.socket as Partial<TLSSocket>;
     if (typeof sock.getPeerCertificate !== 'function') return Promise.resolve(undefined);
@@ -60,9 +61,14 @@ export class RequestHeaderAuthenticator implements Authenticator {
   }
 }
 
-/** The user the (already trusted) proxy asserts, or undefined without a username header. Pure. */
-export function userFromHeaders(headers: Record<string, string[] | undefined>, cfg: Pick<RequestHeaderConfig, 'usernameHeaders' | 'groupHeaders' | 'extraHeadersPrefixes'>): UserInfo | undefined {
-  const values = (h: string) => headers[h.toLowerCase()] ?? [];
+/**
+ * The user the (already trusted) proxy asserts, or undefined without a username header. Pure;
+ * never throws, whatever the headers (none at all, a single string where a list was expected).
+ */
+export function userFromHeaders(headers: DistinctHeaders | Readonly<Record<string, string | readonly string[] | undefined>> | undefined, cfg: Pick<RequestHeaderConfig, 'usernameHeaders' | 'groupHeaders' | 'extraHeadersPrefixes'>): UserInfo | undefined {
+  if (!headers) return undefined;
+  const asList = (v: string | readonly string[] | undefined): string[] => (v === undefined ? [] : typeof v === 'string' ? [v] : [...v]);
+  const values = (h: string) => asList(headers[h.toLowerCase()]);
   const username = cfg.usernameHeaders.map((h) => values(h)[0]).find((v) => v !== undefined && v !== '');
   if (!username) return undefined;
   // As upstream's AuthenticatedGroupAdder: every authenticated user is in system:authenticated.
@@ -70,8 +76,9 @@ export function userFromHeaders(headers: Record<string, string[] | undefined>, c
   if (!groups.includes(AUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
   const extra: Record<string, string[]> = {};
   for (const prefix of cfg.extraHeadersPrefixes.map((p) => p.toLowerCase())) {
-    for (const [name, vs] of Object.entries(headers)) {
-      if (!name.startsWith(prefix) || name.length === prefix.length || !vs) continue;
+    for (const [name, raw] of Object.entries(headers)) {
+      const vs = asList(raw);
+      if (!name.startsWith(prefix) || name.length === prefix.length || vs.length === 0) continue;
       let key = name.slice(prefix.length);
       try { key = decodeURIComponent(key); } catch { /* kept as sent */ }
       (extra[key] ??= []).push(...vs);

@@ -31,7 +31,7 @@ export async function reviewToken(authenticators: readonly Authenticator[], toke
   // Only token authenticators can answer: a request carrying nothing but the bearer header.
   const fake = { headers: { authorization: `Bearer ${token}` }, headersDistinct: { authorization: [`Bearer ${token}`] }, socket: {}, url: '/' } as unknown as IncomingMessage;
   for (const a of authenticators) {
-    // Not token authenticators (a requestheader one read headersDistinct the fake lacked and threw, failing every review).
+    // Not token authenticators: a client certificate or a proxy's headers are no token.
     if (a.name === 'x509' || a.name === 'requestheader' || /anonymous/i.test(a.name)) continue;
     try {
       const u = await a.authenticate(fake);

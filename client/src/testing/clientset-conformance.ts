@@ -129,6 +129,26 @@ export function defineClientsetConformance(name: string, setup: () => Promise<Cl
       assert.equal(l.metadata.generation, 2);
     });
 
+    withFixture('scale: an update of the scale read sets spec.replicas; a stale resourceVersion is Conflict', async ({ client, namespace }) => {
+      const c = client.resource<KubeObject>(Deployments, namespace);
+      const labels = { app: 'conf-scale' };
+      await c.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'conf-scale', namespace },
+        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } });
+      type Scale = KubeObject & { spec: { replicas: number }; status: { selector?: string } };
+      const read = await c.getSubresource('conf-scale', 'scale') as Scale;
+      assert.equal(read.kind, 'Scale');
+      assert.equal(read.spec.replicas, 1);
+      assert.equal(read.status.selector, 'app=conf-scale');
+      const written = await c.updateSubresource('conf-scale', 'scale', { ...read, spec: { replicas: 3 } }) as Scale;
+      assert.equal(written.spec.replicas, 3);
+      assert.ok(Number(written.metadata.resourceVersion) > Number(read.metadata.resourceVersion));
+      const d = await c.get('conf-scale') as KubeObject & { spec: { replicas: number } };
+      assert.equal(d.spec.replicas, 3);
+      assert.equal(d.metadata.generation, 2);
+      await assert.rejects(c.updateSubresource('conf-scale', 'scale', { ...read, spec: { replicas: 5 } }), isConflict);
+      assert.equal((await c.get('conf-scale') as KubeObject & { spec: { replicas: number } }).spec.replicas, 3);
+    });
+
     withFixture('a pod bound to a node is deleted gracefully; gracePeriodSeconds 0 removes it', async ({ client, namespace }) => {
       const c = client.resource<KubeObject>(Pods, namespace);
       await c.create({ ...pod('conf-grace', namespace), spec: { nodeName: 'node-1', terminationGracePeriodSeconds: 20, containers: [{ name: 'c', image: 'busybox' }] } });

@@ -2,7 +2,7 @@
  * FakeClientset: a Clientset over an in-memory ObjectTracker that records every call as an
  * Action and lets tests inject results or errors with reactors (client-go kubernetes/fake).
  */
-import { ApiError, labelSelectorFromSet, selectorToString, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
+import { ApiError, errors, labelSelectorFromSet, selectorToString, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, lookupKind, lookupResource, qualifiedResource, type DeleteOptions, type KubeList, type KubeObject, type ResourceDescriptor, type WatchEvent } from '@mk8s/api';
 import type { Clock } from '@mk8s/component-base';
 import type { Clientset, ListOptions, PatchType, ResourceClient, WatchOptions, WriteOptions } from '../interfaces.js';
 import { ObjectTracker } from './object-tracker.js';
@@ -224,25 +224,48 @@ class FakeResourceClient<T extends KubeObject> implements ResourceClient<T> {
     });
   }
 
+  updateSubresource(name: string, subresource: string, body: unknown, _opts?: WriteOptions): Promise<unknown> {
+    return this.c.invoke(this.action('update', { name, subresource, object: structuredClone(body) }), () => {
+      const b = (body ?? {}) as { metadata?: { name?: string; resourceVersion?: string }; spec?: { replicas?: unknown } };
+      if (subresource === 'status') return this.t.update(this.r, this.nsFor(body as KubeObject), body as KubeObject, { statusOnly: true });
+      if (subresource !== 'scale') throw new ApiError('NotFound', `the server could not find the requested resource (put ${qualifiedResource(this.r)} ${name}/${subresource})`);
+      if (b.metadata?.name !== undefined && b.metadata.name !== name) throw new ApiError('BadRequest', `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`);
+      const replicas = b.spec?.replicas ?? 0;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw errors.invalid('Scale', 'autoscaling', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+      }
+      // As the apiserver's ScaleREST: the body's resourceVersion (when set) must be the object's.
+      const rv = b.metadata?.resourceVersion;
+      return scaleOf(this.t.mutate(this.r, this.ns, name, (cur) => {
+        cur['spec'] = { ...((cur['spec'] ?? {}) as Record<string, unknown>), replicas };
+        if (rv) cur.metadata.resourceVersion = rv;
+        return cur;
+      }, { specChange: true }));
+    });
+  }
+
   getSubresource(name: string, subresource: string, _opts?: { signal?: AbortSignal; query?: Record<string, string> }): Promise<unknown> {
     return this.c.invoke(this.action('get', { name, subresource }), () => {
       const obj = this.t.get(this.r, this.ns, name);
-      if (subresource === 'scale') {
-        const spec = obj['spec'] as { replicas?: number; selector?: Record<string, unknown> } | undefined;
-        const status = obj['status'] as { replicas?: number } | undefined;
-        // status.selector as the apiserver's scale subresource prints it (an RC's selector is a label map).
-        let selector = '';
-        try {
-          const sel = spec?.selector;
-          selector = !sel ? '' : 'matchLabels' in sel || 'matchExpressions' in sel ? selectorToString(sel as never) : labelSelectorFromSet(sel as Record<string, string>).toString();
-        } catch { selector = ''; }
-        return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
-          spec: { replicas: spec?.replicas ?? 0 }, status: { replicas: status?.replicas ?? 0, ...(selector ? { selector } : {}) } };
-      }
+      if (subresource === 'scale') return scaleOf(obj);
       if (subresource === 'log') return '';
       return obj;
     });
   }
+}
+
+/** The autoscaling/v1 Scale the apiserver's scale subresource serves for obj. */
+function scaleOf(obj: KubeObject): KubeObject {
+  const spec = obj['spec'] as { replicas?: number; selector?: Record<string, unknown> } | undefined;
+  const status = obj['status'] as { replicas?: number } | undefined;
+  // status.selector as the apiserver's scale subresource prints it (an RC's selector is a label map).
+  let selector = '';
+  try {
+    const sel = spec?.selector;
+    selector = !sel ? '' : 'matchLabels' in sel || 'matchExpressions' in sel ? selectorToString(sel as never) : labelSelectorFromSet(sel as Record<string, string>).toString();
+  } catch { selector = ''; }
+  return { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
+    spec: { replicas: spec?.replicas ?? 0 }, status: { replicas: status?.replicas ?? 0, ...(selector ? { selector } : {}) } } as KubeObject;
 }
 
 /** Looks a descriptor up by plural name and group (for tests naming resources by string). */

@@ -23,6 +23,11 @@ test('renderHaproxyConfig: TCP mode, one bind per address, one server per apiser
   // Watches idle for minutes: no timeout shorter than an hour on established sessions.
   for (const t of ['client', 'server', 'tunnel']) assert.ok(lines.includes(`timeout ${t} 1h`), t);
   assert.ok(!/mode http/.test(cfg), 'never terminates TLS (client certificates must reach the apiservers)');
+  assert.ok(defaults.includes('inter 2s fall 3 rise 2'), 'haproxy\'s default check timing: a slow TLS handshake on a busy machine is no failure');
+  // Every check failing at once (etcd quorum lost: /readyz 503 everywhere) must still reach an apiserver's 5xx.
+  assert.ok(lines.includes('option allbackups'));
+  assert.ok(lines.includes('server apiserver-0-fallback 10.240.0.2:6443 backup no-check'));
+  assert.ok(lines.includes('server apiserver-1-fallback 10.240.0.3:6443 backup no-check'));
 });
 
 test('renderHaproxyConfig without a CA checks /readyz over plain HTTP', () => {
@@ -42,6 +47,7 @@ test('parseServerStates reads the backend servers of show stat', () => {
     'apiservers,apiserver-0,0,0,0,1,,2,0,0,,0,,0,0,0,0,UP,1',
     'apiservers,apiserver-1,0,0,0,0,,0,0,0,,0,,0,0,0,0,DOWN,1',
     'apiservers,apiserver-2,0,0,0,0,,0,0,0,,0,,0,0,0,0,UP 1/2,1',
+    'apiservers,apiserver-0-fallback,0,0,0,0,,0,0,0,,0,,0,0,0,0,no check,1',
     'apiservers,BACKEND,0,0,0,1,410,2,0,0,0,0,,0,0,0,0,UP,2',
     '',
   ].join('\n');

@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { Deployments, HorizontalPodAutoscalers, type Pod } from '@mk8s/api';
+import { Deployments, HorizontalPodAutoscalers, errors, parseLabelSelector, type Pod } from '@mk8s/api';
 import { newControllerFixture } from '@mk8s/client/testing';
 import { FakeClock } from '@mk8s/component-base/testing';
-import { HorizontalController, type HPAObj } from './horizontal.js';
+import { HorizontalController, hpasControllingPods, type HPAObj } from './horizontal.js';
 import { FakeMetricsClient, type PodMetricsInfo } from './metrics-client.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -14,8 +14,8 @@ const deployment = (replicas: number) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'dep' },
   spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: {} }, status: { replicas },
 });
-const hpa = (spec: Json = {}, status?: Json) => ({
-  apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web', namespace: 'default', generation: 1 },
+const hpa = (spec: Json = {}, status?: Json, name = 'web') => ({
+  apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name, namespace: 'default', generation: 1 },
   spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10,
     metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }], ...spec },
   ...(status ? { status } : {}),
@@ -36,12 +36,12 @@ function setup(objs: unknown[], usage?: Record<string, number>) {
   const c = f.build((ctx) => new HorizontalController(ctx, { metrics }));
   for (const o of objs) f.seed(o as never);
   // The sync's error (reconcile itself logs it and requeues after the sync period).
-  const sync = async () => { f.client.clearActions(); try { await c.sync('default/web', AbortSignal.timeout(10_000)); return undefined; } catch (err) { return err as Error; } };
-  const status = async () => (await f.client.resource<HPAObj>(HorizontalPodAutoscalers, 'default').get('web')).status!;
+  const sync = async (name = 'web') => { f.client.clearActions(); try { await c.sync(`default/${name}`, AbortSignal.timeout(10_000)); return undefined; } catch (err) { return err as Error; } };
+  const status = async (name = 'web') => (await f.client.resource<HPAObj>(HorizontalPodAutoscalers, 'default').get(name)).status!;
   const replicas = async () => (await f.client.resource<Json & { metadata: { name: string } }>(Deployments, 'default').get('web')).spec.replicas as number;
-  const conds = async () => Object.fromEntries(((await status()).conditions ?? []).map((c) => [c.type, `${c.status} ${c.reason}`]));
+  const conds = async (name = 'web') => Object.fromEntries(((await status(name)).conditions ?? []).map((c) => [c.type, `${c.status} ${c.reason}`]));
   // Re-seed the informer's HPA from the fake store (the informer's update after our own status write).
-  const refresh = async () => { const h = await f.client.resource(HorizontalPodAutoscalers, 'default').get('web'); for (const inf of f.informers.informersOf(HorizontalPodAutoscalers)) inf.seed(h as never); };
+  const refresh = async (name = 'web') => { const h = await f.client.resource(HorizontalPodAutoscalers, 'default').get(name); for (const inf of f.informers.informersOf(HorizontalPodAutoscalers)) inf.seed(h as never); };
   return { f, c, clock, metrics, sync, status, replicas, conds, refresh };
 }
 
@@ -49,7 +49,7 @@ describe('horizontal pod autoscaler controller', () => {
   test('scales up: 90 % of request against a 50 % target doubles one pod; SuccessfulRescale names the metric', async () => {
     const t = setup([deployment(1), hpa(), pod('a')], { a: 90 });
     assert.equal(await t.sync(), undefined);
-    assert.deepEqual(t.f.actions({ writesOnly: true }), ['patch deployments/scale', 'update horizontalpodautoscalers/status']);
+    assert.deepEqual(t.f.actions({ writesOnly: true }), ['update deployments/scale', 'update horizontalpodautoscalers/status']);
     assert.equal(await t.replicas(), 2);
     assert.deepEqual(t.f.recorder.events, ['Normal SuccessfulRescale New size: 2; reason: cpu resource utilization (percentage of request) above target']);
     const st = await t.status();
@@ -184,4 +184,99 @@ describe('horizontal pod autoscaler controller', () => {
     assert.equal(await t.replicas(), 6, 'memory asks for 8 (4× of 2 pods), the 2×/4 rate allows 6');
     assert.match(t.f.recorder.events.at(-1)!, /reason: memory resource above target$/);
   });
+  test('the new size is an update of the scale read, with its resourceVersion (not a patch)', async () => {
+    const t = setup([deployment(1), hpa(), pod('a')], { a: 90 });
+    const rv = (await t.f.client.resource(Deployments, 'default').get('web')).metadata.resourceVersion;
+    await t.sync();
+    const put = t.f.client.actions().find((a) => a.verb === 'update' && a.subresource === 'scale');
+    const scale = put?.object as { kind: string; metadata: { name: string; resourceVersion: string }; spec: { replicas: number } };
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.metadata.name, 'web');
+    assert.equal(scale.metadata.resourceVersion, rv);
+    assert.equal(scale.spec.replicas, 2);
+    assert.equal(t.f.client.actions().filter((a) => a.verb === 'patch').length, 0);
+  });
+
+  test('a target changed after its scale was read is a Conflict: FailedRescale, not overwritten; the next sync scales from the new scale', async () => {
+    const t = setup([deployment(1), hpa(), pod('a')], { a: 90 });
+    let raced = false;
+    // Someone scales the target between the HPA's GET and PUT of the scale (kubectl scale, a rollout).
+    t.f.client.prependReactor('update', 'deployments/scale', () => {
+      if (raced) return undefined;
+      raced = true;
+      t.f.client.tracker.mutate(Deployments, 'default', 'web', (d) => ({ ...d, spec: { ...(d['spec'] as Json), replicas: 5 } }));
+      return undefined;
+    });
+    const err = await t.sync();
+    assert.match(err!.message, /^failed to rescale Deployment\/default\/web: /);
+    assert.equal(await t.replicas(), 5, 'the concurrent write stands');
+    assert.match(t.f.recorder.events.at(-1)!, /^Warning FailedRescale New size: 2; reason: cpu resource utilization \(percentage of request\) above target; error: .*the object has been modified/);
+    assert.equal((await t.conds())['AbleToScale'], 'False FailedUpdateScale');
+    // Next sync: 5 replicas at 90 % of a 50 % target, capped at maxReplicas 10.
+    t.metrics.resources.set('cpu', cpu({ a: 90, b: 90, c: 90, d: 90, e: 90 }));
+    t.f.seed(pod('b'), pod('c'), pod('d'), pod('e'));
+    t.clock.step(15_000);
+    await t.refresh();
+    assert.equal(await t.sync(), undefined);
+    assert.equal(await t.replicas(), 9);
+    assert.equal((await t.conds())['AbleToScale'], 'True SucceededRescale');
+  });
+
+  test('a conflict injected on the scale update is reported as FailedUpdateScale', async () => {
+    const t = setup([deployment(1), hpa(), pod('a')], { a: 90 });
+    t.f.client.prependReactor('update', 'deployments/scale', () => ({ handled: true, error: errors.conflict('deployments.apps', 'web') }));
+    const err = await t.sync();
+    assert.match(err!.message, /^failed to rescale Deployment\/default\/web: /);
+    assert.equal(await t.replicas(), 1);
+    assert.equal((await t.conds())['AbleToScale'], 'False FailedUpdateScale');
+  });
+
+  test('AmbiguousSelector: a second HPA over the same pods: ScalingActive False, an Event, no scale written; both until one goes', async () => {
+    const t = setup([deployment(2), hpa(), hpa({}, undefined, 'web-2'), pod('a'), pod('b')], { a: 90, b: 90 });
+    assert.equal(await t.sync('web'), undefined, 'alone so far: web-2 has not read its target yet');
+    assert.equal(await t.replicas(), 4);
+    const msg = 'pods by selector app=web are controlled by multiple HPAs: [default/web default/web-2]';
+    t.f.recorder.events.length = 0;
+    const err = await t.sync('web-2');
+    assert.equal(err?.message, `failed to compute desired number of replicas based on listed metrics for Deployment/default/web: ${msg}`);
+    assert.deepEqual(t.f.actions({ writesOnly: true }), ['update horizontalpodautoscalers/status'], 'no scale written');
+    assert.deepEqual(t.f.recorder.events, [`Warning AmbiguousSelector ${msg}`, `Warning FailedComputeMetricsReplicas ${msg}`]);
+    const active = (await t.status('web-2')).conditions!.find((c) => c.type === 'ScalingActive')!;
+    assert.deepEqual([active.status, active.reason, active.message], ['False', 'AmbiguousSelector', msg]);
+    assert.equal(t.metrics.calls, 1, 'no metrics read for the ambiguous HPA');
+    // The first HPA is now ambiguous too.
+    t.clock.step(15_000);
+    await t.refresh('web');
+    assert.match((await t.sync('web'))!.message, /are controlled by multiple HPAs/);
+    assert.equal((await t.conds('web'))['ScalingActive'], 'False AmbiguousSelector');
+    assert.equal(await t.replicas(), 4);
+    // web-2 deleted: web scales again.
+    const gone = await t.f.client.resource(HorizontalPodAutoscalers, 'default').get('web-2');
+    for (const inf of t.f.informers.informersOf(HorizontalPodAutoscalers)) inf.delete(gone as never);
+    t.clock.step(15_000);
+    await t.refresh('web');
+    t.metrics.resources.set('cpu', cpu({ a: 90, b: 90, c: 90, d: 90 }));
+    t.f.seed(pod('c'), pod('d'));
+    assert.equal(await t.sync('web'), undefined);
+    assert.equal((await t.conds('web'))['ScalingActive'], 'True ValidMetricFound');
+    assert.equal(await t.replicas(), 8);
+  });
+});
+
+test('hpasControllingPods: the HPAs whose known selector selects any of the pods, in their namespace, sorted', () => {
+  const p = (ns: string, labels: Record<string, string>) => ({ metadata: { namespace: ns, labels } });
+  const sel = (s: string) => parseLabelSelector(s);
+  const cases: { name: string; pods: ReturnType<typeof p>[]; selectors: [string, string | undefined][]; want: string[] }[] = [
+    { name: 'one HPA', pods: [p('d', { app: 'web' })], selectors: [['d/a', 'app=web']], want: ['d/a'] },
+    { name: 'two over the same pods', pods: [p('d', { app: 'web' })], selectors: [['d/b', 'app=web'], ['d/a', 'app']], want: ['d/a', 'd/b'] },
+    { name: 'disjoint selectors', pods: [p('d', { app: 'web', track: 'stable' })], selectors: [['d/a', 'app=web,track=stable'], ['d/b', 'app=web,track=canary']], want: ['d/a'] },
+    { name: 'a broad selector over a canary\'s pods', pods: [p('d', { app: 'web', track: 'canary' })], selectors: [['d/stable', 'app=web'], ['d/canary', 'app=web,track=canary']], want: ['d/canary', 'd/stable'] },
+    { name: 'another namespace\'s HPA does not count', pods: [p('d', { app: 'web' })], selectors: [['d/a', 'app=web'], ['e/a', 'app=web']], want: ['d/a'] },
+    { name: 'a registered HPA whose selector is not known yet selects nothing', pods: [p('d', { app: 'web' })], selectors: [['d/a', 'app=web'], ['d/b', undefined]], want: ['d/a'] },
+    { name: 'no pods', pods: [], selectors: [['d/a', 'app=web'], ['d/b', 'app=web']], want: [] },
+  ];
+  for (const c of cases) {
+    const m = new Map(c.selectors.map(([k, s]) => [k, s === undefined ? undefined : sel(s)] as const));
+    assert.deepEqual(hpasControllingPods(c.pods, m), c.want, c.name);
+  }
 });

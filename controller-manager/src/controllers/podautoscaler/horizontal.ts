@@ -9,9 +9,9 @@
  */
 import {
   HorizontalPodAutoscalers, Pods, formatCpuMillis, isNotFound, parseLabelSelector, selectorToString,
-  type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type MetricSpec, type MetricStatus, type Pod, type ResourceDescriptor,
+  type HorizontalPodAutoscaler, type ParsedLabelSelector, type HorizontalPodAutoscalerCondition, type HorizontalPodAutoscalerStatus, type MetricSpec, type MetricStatus, type Pod, type ResourceDescriptor,
 } from '@mk8s/api';
-import { objectKey, partialResources, type DeepReadonly, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
+import { objectKey, partialResources, splitKey, type DeepReadonly, type DiscoveryClient, type SharedInformer } from '@mk8s/client';
 import { BaseController, discoveryOf, type ControllerContext } from '../../controller.js';
 import { clone, rfc3339, type Obj } from '../../util/meta.js';
 import { milliValue, RestMetricsClient, type MetricsClient } from './metrics-client.js';
@@ -44,7 +44,24 @@ export interface HorizontalControllerOptions {
   discovery?: DiscoveryClient;
 }
 
-interface Scale { metadata?: { resourceVersion?: string }; spec?: { replicas?: number }; status?: { replicas?: number; selector?: string } }
+/** autoscaling/v1 Scale as the target's /scale serves it; written back whole (with its resourceVersion) on a rescale. */
+interface Scale { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string; resourceVersion?: string }; spec?: { replicas?: number }; status?: { replicas?: number; selector?: string } }
+
+/**
+ * hpasControllingPods (upstream hpasControllingPodsUnderSelector): the keys ("namespace/name") of
+ * the HPAs whose last known selector (from their target's scale) selects any of pods, only HPAs
+ * of a pod's own namespace, sorted. More than one means the HPAs would fight over the same pods:
+ * AmbiguousSelector. Pure.
+ */
+export function hpasControllingPods(pods: readonly { metadata: { namespace?: string; labels?: Readonly<Record<string, string>> } }[], selectors: ReadonlyMap<string, ParsedLabelSelector | undefined>): string[] {
+  const out = new Set<string>();
+  for (const [key, sel] of selectors) {
+    if (!sel) continue;                                            // registered, its target's selector not known yet: selects nothing
+    const ns = splitKey(key).namespace;
+    if (pods.some((p) => (p.metadata.namespace ?? '') === ns && sel.matches(p.metadata.labels ?? {}))) out.add(key);
+  }
+  return [...out].sort();
+}
 
 /** setConditionInList: lastTransitionTime moves only when the status does. Returns a new list. */
 export function setCondition(list: readonly HorizontalPodAutoscalerCondition[] | undefined, c: { type: ConditionType; status: 'True' | 'False'; reason: string; message: string }, now: number): HorizontalPodAutoscalerCondition[] {
@@ -77,6 +94,12 @@ export class HorizontalController extends BaseController {
   private readonly calc: Omit<CalculatorOptions, 'now'>;
   /** Per-HPA recommendations and scale events (upstream's maps); dropped when the HPA goes. */
   private readonly history = new Map<string, KeyHistory>();
+  /**
+   * Each HPA's last known target selector (upstream's hpaSelectors): an HPA is registered (as
+   * selecting nothing) when a sync starts, its selector set when the scale is read, dropped when
+   * the HPA is deleted, so a sync still running for a deleted HPA cannot leave it behind.
+   */
+  private readonly hpaSelectors = new Map<string, ParsedLabelSelector | undefined>();
   /** group/kind → the resource serving it (a small RESTMapper cache). */
   private readonly mappings = new Map<string, { r: ResourceDescriptor; atMs: number }>();
 
@@ -98,12 +121,12 @@ export class HorizontalController extends BaseController {
     this.hpas.addEventHandler({
       onAdd: (h) => this.enqueue(objectKey(h)),
       onUpdate: (a, b) => { if (a.metadata.generation !== b.metadata.generation) this.enqueue(objectKey(b)); },
-      onDelete: (h) => this.history.delete(objectKey(h)),
+      onDelete: (h) => { this.history.delete(objectKey(h)); this.hpaSelectors.delete(objectKey(h)); },
     });
   }
 
   async reconcile(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
-    if (!this.hpas.lister.get(key)) { this.history.delete(key); return {}; }
+    if (!this.hpas.lister.get(key)) { this.history.delete(key); this.hpaSelectors.delete(key); return {}; }
     try {
       await this.sync(key, signal);
     } catch (err) {
@@ -123,7 +146,9 @@ export class HorizontalController extends BaseController {
    */
   async sync(key: string, signal: AbortSignal): Promise<void> {
     const shared = this.hpas.lister.get(key);
-    if (shared) await this.reconcileAutoscaler(shared, key, signal);
+    if (!shared) return;
+    if (!this.hpaSelectors.has(key)) this.hpaSelectors.set(key, undefined);
+    await this.reconcileAutoscaler(shared, key, signal);
   }
 
   private historyOf(key: string): KeyHistory {
@@ -200,7 +225,7 @@ export class HorizontalController extends BaseController {
       rescaleReason = 'Current number of replicas below Spec.MinReplicas';
       desiredReplicas = minReplicas;
     } else {
-      const r = await this.computeReplicasForMetrics(hpa, scale, cond, event, signal);
+      const r = await this.computeReplicasForMetrics(hpa, key, scale, cond, event, signal);
       metricStatuses = r.statuses;
       if (r.error && r.replicas === -1) {
         status = this.statusWith(status, currentReplicas, status.desiredReplicas, metricStatuses, false);
@@ -221,7 +246,11 @@ export class HorizontalController extends BaseController {
 
     if (rescale) {
       try {
-        await this.ctx.client.resource(target, ns).patch(ref.name, 'merge', { spec: { replicas: desiredReplicas } }, { subresource: 'scale', signal });
+        // As upstream's scale client: an Update of the scale read at the start of this sync, with
+        // its resourceVersion. A target changed meanwhile (a rollout, `kubectl scale`) is a
+        // Conflict, not overwritten: FailedRescale, and the next sync decides from the new scale.
+        const next: Scale = { ...scale, spec: { ...scale.spec, replicas: desiredReplicas } };
+        await this.ctx.client.resource(target, ns).updateSubresource(ref.name, 'scale', next, { signal });
       } catch (err) {
         const msg = (err as Error).message;
         event('Warning', 'FailedRescale', 'New size: %d; reason: %s; error: %s', desiredReplicas, rescaleReason, msg);
@@ -276,7 +305,7 @@ export class HorizontalController extends BaseController {
   }
 
   /** computeReplicasForMetrics: the largest proposal of the metrics that work; -1 when they all fail (or some fail on a scale-down). */
-  private async computeReplicasForMetrics(hpa: HPAObj, scale: Scale, cond: (c: { type: ConditionType; status: 'True' | 'False'; reason: string; message: string }) => void,
+  private async computeReplicasForMetrics(hpa: HPAObj, key: string, scale: Scale, cond: (c: { type: ConditionType; status: 'True' | 'False'; reason: string; message: string }) => void,
     event: (type: 'Normal' | 'Warning', reason: string, fmt: string, ...args: unknown[]) => void, signal: AbortSignal): Promise<{ replicas: number; metric: string; statuses?: MetricStatus[]; error?: Error }> {
     const selector = scale.status?.selector ?? '';
     if (!selector) {
@@ -292,7 +321,16 @@ export class HorizontalController extends BaseController {
       return { replicas: -1, metric: '', error: new Error(msg) };
     }
     const ns = hpa.metadata.namespace ?? '';
+    // Only a registered HPA's selector is kept (see hpaSelectors): a deleted one's is not re-added.
+    if (this.hpaSelectors.has(key)) this.hpaSelectors.set(key, parsed);
     const pods = this.pods.lister.list(ns).filter((p) => parsed.matches(p.metadata.labels ?? {}));
+    const selecting = hpasControllingPods(pods, this.hpaSelectors);
+    if (selecting.length > 1) {
+      const msg = `pods by selector ${selector} are controlled by multiple HPAs: [${selecting.join(' ')}]`;
+      event('Warning', 'AmbiguousSelector', '%s', msg);
+      cond({ type: 'ScalingActive', status: 'False', reason: 'AmbiguousSelector', message: msg });
+      return { replicas: -1, metric: '', error: new Error(msg) };
+    }
     const specs = hpa.spec?.metrics ?? [];
     const specReplicas = scale.spec?.replicas ?? 0;
     const statuses: MetricStatus[] = specs.map(() => ({ type: '' }) as MetricStatus);

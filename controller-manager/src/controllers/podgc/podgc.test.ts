@@ -1,15 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pods, type Node, type Pod } from '@mk8s/api';
+import { Registry } from 'prom-client';
+import { ApiError, Pods, type Node, type Pod } from '@mk8s/api';
 import { newControllerFixture } from '@mk8s/client/testing';
 import type { Obj } from '../../util/meta.js';
-import { failedStatusPatch, planOrphans, planPodGC, PodGCController, QUARANTINE_MS, OUT_OF_SERVICE_TAINT } from './podgc.js';
+import { failedStatusPatch, planOrphans, planPodGC, PodGCController, QUARANTINE_MS, OUT_OF_SERVICE_TAINT, type PodGCOptions } from './podgc.js';
+import { FORCE_DELETE_POD_ERRORS_TOTAL, FORCE_DELETE_PODS_TOTAL } from './metrics.js';
 
 type P = Obj<Pod>;
 type N = Obj<Node>;
-const pod = (name: string, o: { node?: string; phase?: string; deleting?: boolean; created?: string } = {}): P => ({
+const pod = (name: string, o: { node?: string; phase?: string; deleting?: boolean; created?: string; namespace?: string } = {}): P => ({
   apiVersion: 'v1', kind: 'Pod',
-  metadata: { name, namespace: 'default', uid: `uid-${name}`, ...(o.created ? { creationTimestamp: o.created } : {}), ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+  metadata: { name, namespace: o.namespace ?? 'default', uid: `uid-${name}`, ...(o.created ? { creationTimestamp: o.created } : {}), ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 30 } : {}) },
   spec: { ...(o.node ? { nodeName: o.node } : {}), containers: [{ name: 'c', image: 'i' }] },
   status: { phase: (o.phase ?? 'Running') as NonNullable<Pod['status']>['phase'] },
 } as P);
@@ -84,4 +86,45 @@ test('pod GC: a node that is back (or only missing from the cache) keeps its pod
   f.clock.step(QUARANTINE_MS);
   await f.reconcile('n2');
   assert.deepEqual(f.actions({ writesOnly: true }), []);
+});
+
+test('pod GC metrics: every forced deletion counts in pod_gc_collector_force_delete_pods_total{namespace,reason}, a failed one also in the errors', async () => {
+  const cases: { name: string; options?: PodGCOptions; pods: P[]; nodes?: N[]; orphanedNode?: string; failDelete?: boolean; total: Record<string, number>; errors: Record<string, number> }[] = [
+    { name: 'terminated beyond the threshold', options: { terminatedPodThreshold: 1 },
+      pods: [pod('old', { node: 'n1', phase: 'Succeeded', created: '2026-01-01T00:00:00Z' }), pod('new', { node: 'n1', phase: 'Failed', created: '2026-01-02T00:00:00Z' })],
+      nodes: [node('n1')], total: { 'default/terminated': 1 }, errors: {} },
+    { name: 'orphaned, after the quarantine', pods: [pod('a', { node: 'gone' }), pod('b', { node: 'gone', namespace: 'kube-system' })], orphanedNode: 'gone',
+      total: { 'default/orphaned': 1, 'kube-system/orphaned': 1 }, errors: {} },
+    { name: 'unscheduled and terminating', pods: [pod('a', { deleting: true })], total: { 'default/unscheduled': 1 }, errors: {} },
+    { name: 'terminating on a NotReady out-of-service node', pods: [pod('a', { node: 'oos', deleting: true })], nodes: [node('oos', { ready: false, outOfService: true })],
+      total: { 'default/out-of-service': 1 }, errors: {} },
+    { name: 'a failed deletion counts as an attempt and an error', pods: [pod('a', { deleting: true })], failDelete: true,
+      total: { 'default/unscheduled': 1 }, errors: { 'default/unscheduled': 1 } },
+    { name: 'nothing to collect: no series', pods: [pod('a', { node: 'n1' })], nodes: [node('n1')], total: {}, errors: {} },
+  ];
+  for (const c of cases) {
+    const registry = new Registry();
+    const f = newControllerFixture();
+    const gc = f.build((ctx) => new PodGCController({ ...ctx, registry }, c.options));
+    for (const o of [...c.pods, ...(c.nodes ?? [])]) f.seed(o);
+    if (c.failDelete) f.client.prependReactor('delete', 'pods', () => ({ handled: true, error: new ApiError('InternalError', 'etcd down', { code: 500 }) }));
+    await gc.gc(AbortSignal.timeout(5_000));
+    if (c.orphanedNode) { f.clock.step(QUARANTINE_MS); await f.reconcile(c.orphanedNode); }
+    const series = async (name: string) => Object.fromEntries((await registry.getSingleMetric(name)!.get()).values.map((v) => [`${v.labels['namespace']}/${v.labels['reason']}`, v.value]));
+    assert.deepEqual(await series(FORCE_DELETE_PODS_TOTAL), c.total, c.name);
+    assert.deepEqual(await series(FORCE_DELETE_POD_ERRORS_TOTAL), c.errors, c.name);
+  }
+});
+
+test('pod GC metrics are served in the exposition format, one family per registry however many controllers', async () => {
+  const registry = new Registry();
+  const f = newControllerFixture();
+  const gc = f.build((ctx) => new PodGCController({ ...ctx, registry }));
+  f.build((ctx) => new PodGCController({ ...ctx, registry }));        // a second instance shares the families
+  f.seed(pod('a', { deleting: true }));
+  await gc.gc(AbortSignal.timeout(5_000));
+  const text = await registry.metrics();
+  assert.match(text, /^# TYPE pod_gc_collector_force_delete_pods_total counter$/m);
+  assert.match(text, /^pod_gc_collector_force_delete_pods_total\{namespace="default",reason="unscheduled"\} 1$/m);
+  assert.match(text, /^# TYPE pod_gc_collector_force_delete_pod_errors_total counter$/m);
 });

@@ -9,14 +9,16 @@
  *   condition (reason DeletionByPodGC) first, as upstream;
  * - unscheduled pods that are being deleted (no kubelet will ever finish them);
  * - pods being deleted on a NotReady node tainted node.kubernetes.io/out-of-service.
- * Watches Pods and Nodes; writes pods/status patches and Pod deletions. The decisions are pure
- * (planPodGC); the queue holds node names in quarantine.
+ * Watches Pods and Nodes; writes pods/status patches and Pod deletions; counts each forced
+ * deletion in upstream's pod_gc_collector_* metrics. The decisions are pure (planPodGC); the queue
+ * holds node names in quarantine.
  */
 import { isNotFound, Nodes, Pods, type Node, type Pod, type PodCondition } from '@mk8s/api';
 import { splitKey, type DeepReadonly, type SharedInformer } from '@mk8s/client';
 import { runEvery } from '@mk8s/component-base';
 import { BaseController, type ControllerContext } from '../../controller.js';
 import type { Obj } from '../../util/meta.js';
+import { newPodGCMetrics, type PodGCMetrics, type PodGCReason } from './metrics.js';
 
 type PodObj = Obj<Pod>;
 type NodeObj = Obj<Node>;
@@ -40,8 +42,7 @@ export interface PodGCOptions {
   quarantineMs?: number;
 }
 
-/** Why a pod is deleted (upstream's metric reasons). */
-export type PodGCReason = 'terminated' | 'orphaned' | 'unscheduled' | 'out-of-service';
+export type { PodGCReason } from './metrics.js';
 
 export interface PodGCPlan {
   /** namespace/name and why, in the order to delete. */
@@ -107,6 +108,7 @@ export class PodGCController extends BaseController {
   private readonly o: Required<PodGCOptions>;
   /** Node names in quarantine (the queue's keys are node names). */
   private readonly quarantined = new Set<string>();
+  private readonly metrics: PodGCMetrics;
 
   constructor(ctx: ControllerContext, o: PodGCOptions = {}) {
     super(ctx, 'orphaned_pods_nodes');
@@ -116,6 +118,7 @@ export class PodGCController extends BaseController {
       quarantineMs: o.quarantineMs ?? QUARANTINE_MS,
     };
     this.defaultWorkers = 1;
+    this.metrics = newPodGCMetrics(ctx.registry);
     this.pods = ctx.informers.informerFor<PodObj>(Pods);
     this.nodes = ctx.informers.informerFor<NodeObj>(Nodes);
   }
@@ -162,8 +165,12 @@ export class PodGCController extends BaseController {
       const patch = failedStatusPatch(p, condition, new Date(this.ctx.clock.now()).toISOString());
       if (patch) await client.patch(name, 'strategic', patch, { subresource: 'status', signal });
       await client.delete(name, { signal, gracePeriodSeconds: 0, ...(p.metadata.uid ? { preconditions: { uid: p.metadata.uid } } : {}) });
+      this.metrics.forcedDeletion(namespace, reason, true);
       this.log.info({ pod: key, reason }, 'Forced deletion of pod');
     } catch (err) {
+      // As upstream, any failed call is an error of the metric, NotFound included (the pod went
+      // another way meanwhile); only the log stays quiet about that one.
+      this.metrics.forcedDeletion(namespace, reason, false);
       if (isNotFound(err)) return;
       this.log.warn({ pod: key, reason, err }, 'Could not delete pod');
     }
