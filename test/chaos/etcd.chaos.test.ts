@@ -63,18 +63,18 @@ test('T4: the etcd leader killed -9 under writes loses no acknowledged write and
 });
 
 let seq = 0;
-interface Probe { what: string; code: number | 'ok' | string; ms: number; status: boolean }
+interface Probe { what: string; code: number | 'ok' | string; ms: number; status: boolean; endedAt: number }
 
 /** One request during the outage: its answer (a Status code, 'ok', or a transport error) and how long it took. */
 async function probe(what: string, f: (signal: AbortSignal) => Promise<unknown>, capMs: number): Promise<Probe> {
   const t0 = Date.now();
   try {
     await f(AbortSignal.timeout(capMs));
-    return { what, code: 'ok', ms: Date.now() - t0, status: false };
+    return { what, code: 'ok', ms: Date.now() - t0, status: false, endedAt: Date.now() };
   } catch (err) {
     const ms = Date.now() - t0;
-    if (err instanceof ApiError) return { what, code: err.code, ms, status: true };
-    return { what, code: String((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' ? 'HANG' : (err as Error).message).slice(0, 80), ms, status: false };
+    if (err instanceof ApiError) return { what, code: err.code, ms, status: true, endedAt: Date.now() };
+    return { what, code: String((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError' ? 'HANG' : (err as Error).message).slice(0, 80), ms, status: false, endedAt: Date.now() };
   }
 }
 
@@ -139,7 +139,9 @@ test('T5: quorum loss (2 of 3 etcd members stopped) fails fast with 5xx, deletes
   const not5xx = outage.filter((p) => !(typeof p.code === 'number' && p.code >= 500));
   const slow = outage.filter((p) => p.ms > REQUEST_TIMEOUT_MS);
   const slowest = Math.max(0, ...outage.map((p) => p.ms));
-  const writesOk = answered.filter((p) => p.what === 'create' || p.what === 'update');
+  // A write the client retried (Retry-After) until the first member was back is no write without
+  // quorum: only those answered before the SIGCONT (FIRST_BACK_S after the stop) count.
+  const writesOk = answered.filter((p) => (p.what === 'create' || p.what === 'update') && p.endedAt < tStop + (FIRST_BACK_S - 1) * 1000);
 
   // One member back: quorum (2 of 3) again.
   const r1 = await first.done;

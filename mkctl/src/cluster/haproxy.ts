@@ -25,11 +25,12 @@ export interface HaproxyConfigOptions {
  *   marked down is retried on another one (haproxy's own retry, invisible to the client).
  * - checks every 2 s, down after 3 failures, up after 2 (haproxy's defaults, as kubeadm's guide):
  *   a stopped apiserver leaves the rotation within ~6 s (a killed one refuses connects at once, and
- *   those are redispatched); `on-marked-down shutdown-sessions` ends its open sessions (a SIGSTOPped
- *   one would hold watches silently), so clients reconnect and resume their watches elsewhere. The
- *   check's TLS handshake gets min(timeout connect, inter) = 2 s: with 1 s and 2 failures, every
- *   apiserver of a busy 2-core machine was once marked down together (all handshakes slow), and
- *   the balancer reset every new connection for seconds (seen in make chaos).
+ *   those are redispatched). The check's TLS handshake gets min(timeout connect, inter) = 2 s: with
+ *   1 s and 2 failures, every apiserver of a busy 2-core machine was once marked down together (all
+ *   handshakes slow), and the balancer reset every new connection for seconds (seen in make chaos).
+ * - no `on-marked-down shutdown-sessions` (nor in kubeadm's guide): a server marked down because it
+ *   is busy still answers, and cutting its sessions failed the writes in flight on them (make chaos,
+ *   T3). A SIGSTOPped apiserver's watches are ended by the clients' own idle timeouts instead.
  * - every apiserver once more as an unchecked backup (`<name>-fallback`, `option allbackups`): when
  *   every check fails at once — etcd quorum lost, so every /readyz says 503 — requests still reach
  *   an apiserver and get its fast 5xx Status, where a balancer with no server left would reset
@@ -71,7 +72,7 @@ export function renderHaproxyConfig(o: HaproxyConfigOptions): string {
     ...(o.caFile ? ['  http-check connect ssl'] : []),
     '  http-check send meth GET uri /readyz',
     '  http-check expect status 200',
-    `  default-server check inter 2s fall 3 rise 2${o.caFile ? ` verify required ca-file ${o.caFile}` : ''} on-marked-down shutdown-sessions`,
+    `  default-server check inter 2s fall 3 rise 2${o.caFile ? ` verify required ca-file ${o.caFile}` : ''}`,
     ...o.servers.map((s) => `  server ${s.name} ${s.address}:${s.port}`),
     ...o.servers.map((s) => `  server ${s.name}${FALLBACK_SUFFIX} ${s.address}:${s.port} backup no-check`),
     '',
