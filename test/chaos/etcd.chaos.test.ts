@@ -119,13 +119,20 @@ test('T5: quorum loss (2 of 3 etcd members stopped) fails fast with 5xx, deletes
   first = mkctlAsync(['chaos', 'stop', victims[0]!, '--seconds', String(FIRST_BACK_S)]);
   second = mkctlAsync(['chaos', 'stop', victims[1]!, '--seconds', String(SECOND_BACK_S)]);
   let tStop = Date.now();
-  await waitFor(() => first!.output().includes('SIGSTOP') && second!.output().includes('SIGSTOP'), { timeoutMs: 90_000, what: 'both members stopped' })
+  // The first member's SIGCONT comes FIRST_BACK_S after its own SIGSTOP: the outage window ends then,
+  // however late the second stop came.
+  let tFirst = 0;
+  await waitFor(() => {
+    if (!tFirst && first!.output().includes('SIGSTOP')) tFirst = Date.now();
+    return tFirst > 0 && second!.output().includes('SIGSTOP');
+  }, { timeoutMs: 90_000, intervalMs: 100, what: 'both members stopped' })
     .catch((err: unknown) => { throw new Error(`${String(err)}\n${first!.output()}\n${second!.output()}`); });
   tStop = Date.now();
+  const firstBackAt = tFirst + FIRST_BACK_S * 1000;
 
   // Probes while quorum is lost: a write, a get, a consistent list, a list from the cache (may answer).
   const probes: Probe[] = [];
-  while (Date.now() - tStop < (FIRST_BACK_S - 15) * 1000) {
+  while (Date.now() < firstBackAt - 15_000) {
     const batch = await Promise.all([
       probe('create', (signal) => cms().create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `q-${seq++}`, namespace: ns }, data: {} }, { signal }), CAP_MS),
       probe('update', async (signal) => { await cms().patch('probe', 'merge', { data: { t: String(Date.now()) } }, { signal }); }, CAP_MS),
@@ -141,7 +148,7 @@ test('T5: quorum loss (2 of 3 etcd members stopped) fails fast with 5xx, deletes
   const slowest = Math.max(0, ...outage.map((p) => p.ms));
   // A write the client retried (Retry-After) until the first member was back is no write without
   // quorum: only those answered before the SIGCONT (FIRST_BACK_S after the stop) count.
-  const writesOk = answered.filter((p) => (p.what === 'create' || p.what === 'update') && p.endedAt < tStop + (FIRST_BACK_S - 1) * 1000);
+  const writesOk = answered.filter((p) => (p.what === 'create' || p.what === 'update') && p.endedAt < firstBackAt - 1000);
 
   // One member back: quorum (2 of 3) again.
   const r1 = await first.done;

@@ -16,7 +16,7 @@ import { APISERVER_PORT, HOST_BRIDGE_IP } from '../cluster/network-plan.js';
 import { isAlive, pidMatches, readPid } from '../cluster/processes.js';
 import { kickSupervisor, readSpecs, readSupervisorStatus, setHold, superviseSpec, supervisorPaths, type SupervisedSpec } from '../cluster/supervisor.js';
 import { etcdLeader } from '../etcd/etcd-admin.js';
-import { CHAOS_ACTIONS, ROLES, componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
+import { CHAOS_ACTIONS, ROLES, componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, needsEtcdFacts, resolveTarget, type ChaosAction, type ClusterFacts, type LeaseFact, type Observation } from './targets.js';
 import { healFault, healFaults, nodeDown, partitionNode, readFaults, type NodeDownMode, type NodeFaultRecord } from './node-faults.js';
 import { nonNegativeNumber } from '../flags.js';
 
@@ -101,7 +101,7 @@ export async function runChaos(o: ChaosOptions, p: StatePaths = statePaths()): P
   const specs = new Map(readSpecs(sp).map((s) => [s.name, s]));
   if (!sup || specs.size === 0) throw new Error('no local cluster runs under its supervisor here (mkctl cluster up)');
   const c = localClient(p);
-  const needsEtcd = o.target.startsWith('etcd');
+  const needsEtcd = needsEtcdFacts(o.target);
   const et = needsEtcd ? etcdLeader(p) : { followers: [] as string[] };
   const facts: ClusterFacts = {
     processes: [...specs.keys()].filter((n) => sup.processes[n]?.state === 'running').sort(),

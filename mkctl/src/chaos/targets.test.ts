@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
+import { componentInstances, nodeLossHandled, describeChanges, faultSignals, isConverged, leaderFromMetrics, nodeProcesses, parseSeconds, needsEtcdFacts, resolveTarget, type ClusterFacts, type Observation } from './targets.js';
 
 const facts: ClusterFacts = {
   processes: ['apiserver', 'controller-manager', 'etcd-1', 'etcd-2', 'etcd-3', 'node-1-cri-docker', 'node-1-kube-proxy', 'node-1-kubelet', 'node-2-kubelet', 'scheduler'],
@@ -122,4 +122,10 @@ test('nodeLossHandled: the node noticed NotReady and its pods (outside kube-syst
   assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Running', 'default/b': 'node-2 Running' }), ['node-1']), false, 'a pod still there');
   assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-1 Terminating', 'default/b': 'node-2 Running' }), ['node-1']), true);
   assert.equal(nodeLossHandled(o('Unknown', { 'default/a': 'node-10 Running' }), ['node-1']), true, 'node-10 is another node');
+});
+
+test('needsEtcdFacts: only the etcd roles ask etcd who leads; a named member is signalled at once', () => {
+  for (const [target, want] of [['etcd-leader', true], ['etcd-follower', true], ['etcd-1', false], ['etcd-3', false], ['apiserver', false], ['kubelet/node-1', false]] as const) {
+    assert.equal(needsEtcdFacts(target), want, target);
+  }
 });

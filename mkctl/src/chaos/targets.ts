@@ -22,6 +22,16 @@ export interface ClusterFacts {
 }
 export interface LeaseFact { holder?: string; valid: boolean }
 
+/**
+ * Whether resolving target needs etcd's view (who leads). Only the etcd roles do: a member named
+ * directly must not wait on `etcdctl endpoint status`, which hangs on a member already stopped (T5
+ * stops two at once: the second SIGSTOP came ~16 s late, and the first member's SIGCONT fell inside
+ * the outage window).
+ */
+export function needsEtcdFacts(target: string): boolean {
+  return target === 'etcd-leader' || target === 'etcd-follower';
+}
+
 export const ROLES = ['etcd-leader', 'etcd-follower', 'apiserver', 'controller-manager-leader', 'scheduler-leader', 'kubelet/<node>', 'cri/<node>', 'proxy/<node>', 'node/<node>'] as const;
 
 const NODE_ROLE: Record<string, string> = { kubelet: 'kubelet', cri: 'cri-docker', proxy: 'kube-proxy' };
