@@ -1,6 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@mk8s/component-base';
@@ -160,4 +160,43 @@ test('a command that does not exist: RunContainerError, then CrashLoopBackOff; c
   assert.ok(loops.some((c) => /^back-off 10s /.test(c?.state?.waiting?.message ?? '')));
   assert.ok(loops.some((c) => /^back-off 80s /.test(c?.state?.waiting?.message ?? '')));
   assert.ok(Math.max(...written.map((c) => c?.restartCount ?? 0)) >= 4, 'restarts counted');
+});
+
+test('a pod the kubelet found Succeeded is never set up again: its claim\'s directory, once reclaimed, stays gone', async () => {
+  // The informer's copy still says Running (our Succeeded not seen back yet, or a lagging watch)
+  // when a later sync comes; the PVC and PV are still in the kubelet's object cache. A Delete
+  // reclaim has meanwhile removed the directory: setting the volume up again would recreate it.
+  const f = fixture();
+  const dir = join(f.rootDir, 'local-path', 'pvc-1_default_data');
+  f.client.seed(
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default', uid: 'claim-uid' }, spec: { volumeName: 'pvc-1' }, status: { phase: 'Bound' } } as never,
+    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pvc-1', annotations: { 'pv.kubernetes.io/provisioned-by': 'mk8s.io/local-path' } },
+      spec: { hostPath: { path: dir, type: 'DirectoryOrCreate' }, claimRef: { name: 'data', namespace: 'default', uid: 'claim-uid' } }, status: { phase: 'Bound' } } as never,
+  );
+  const [pod] = f.client.seed({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'reader', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+      volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] },
+    status: { phase: 'Pending' },
+  } as PodObj);
+  const ctl = new AbortController();
+  const running = f.kubelet.run(ctl.signal);
+  await f.kubelet.ready;
+  await f.settle();
+  f.podInformer.add(pod as PodObj);
+  for (let i = 0; i < 10; i++) { f.clock.step(100); await f.settle(); }
+  assert.ok(existsSync(dir), 'the claim\'s directory made for the running pod');
+  const [c] = await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
+  f.runtime.exitContainer(c!.id, 0);
+  for (let i = 0; i < 20; i++) { f.clock.step(100); await f.settle(); }
+  const phases = f.client.actions().filter((a) => a.verb === 'patch' && a.subresource === 'status').map((a) => (a.object as { status: PodStatus }).status.phase);
+  assert.ok(phases.includes('Succeeded'), `Succeeded written (${phases.join(', ')})`);
+
+  rmSync(dir, { recursive: true });
+  f.podInformer.update({ ...pod!, metadata: { ...pod!.metadata, labels: { touched: 'yes' } }, status: { phase: 'Running' } } as PodObj);
+  for (let i = 0; i < 20; i++) { f.clock.step(100); await f.settle(); }
+  ctl.abort();
+  await running;
+  assert.equal(existsSync(dir), false, 'no volume set up again for a pod the kubelet knows is terminal');
+  assert.equal((await f.runtime.listContainers()).filter((x) => x.state === 'CONTAINER_RUNNING').length, 0, 'nothing started again');
 });

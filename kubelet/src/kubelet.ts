@@ -29,7 +29,7 @@ import { PodWorkers, type PodSyncContext, type PodSyncResult } from './pod-worke
 import { ProbeManager, RuntimeProber, type Prober } from './prober.js';
 import { serveKubelet, type KubeletServerOptions } from './server.js';
 import { StatsProvider } from './stats-provider.js';
-import { computePodStatus, type PodRuntimeState } from './status.js';
+import { computePodStatus, isTerminalPhase, type PodRuntimeState } from './status.js';
 import { StatusManager } from './status-manager.js';
 import { newKubeletMetrics } from './metrics.js';
 import type { Registry } from 'prom-client';
@@ -170,13 +170,18 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
       // sandbox and pulls, which may take a while, go on.
       statuses.queueStatus(pod, status(pod, state, false));
     }
-    const { result, rt } = await runtimeManager.syncPod(pod, signal, state);
+    // The kubelet's own verdict outranks a stale copy from the informer: a pod it found terminal is
+    // never set up again (upstream's pod workers: no volume is mounted again for a terminal pod).
+    // Its claim's directory may already be gone (a Delete reclaim removed it) and must stay gone.
+    const known = statuses.lastWritten(uid)?.phase;
+    const view: Pod = known && isTerminalPhase(known) && !isTerminalPhase(pod.status?.phase) ? { ...pod, status: { ...pod.status, phase: known } } : pod;
+    const { result, rt } = await runtimeManager.syncPod(view, signal, state);
     // Computed from what the sync left (the containers it started read back), so a started pod
     // is reported Running without waiting for the next relist; written in the background.
     const st = status(pod, rt, false);
     statuses.queueStatus(pod, st);
     metrics.podPhase(uid, st.phase, clock.now());
-    if ((st.phase === 'Succeeded' || st.phase === 'Failed') && pod.status?.phase !== st.phase) {
+    if (isTerminalPhase(st.phase) && pod.status?.phase !== st.phase) {
       // Stop what may still run (sidecars) now that the pod is terminal.
       probes.remove(uid);
     }
@@ -224,7 +229,9 @@ export function createKubelet(cfg: KubeletConfig): Kubelet {
     // The runtime as a relist saw it after this pod's previous sync ended (a new pod: after any
     // completed relist, which knows it has nothing yet).
     const { state } = await ctx.park(cache.getNewerThan(uid, ctx.lastSyncMs, signal));
-    const current = pods.get(uid) ?? pod;
+    const current = pods.get(uid);
+    // Deleted while the sync waited for the relist: nothing is set up for it again.
+    if (!current) { await cleanupPod(uid); return; }
     if (current.metadata?.deletionTimestamp) return syncTerminatingPod(current, uid, state);
     return syncPod(current, uid, state, signal);
   };

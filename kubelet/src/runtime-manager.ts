@@ -22,7 +22,7 @@ import { POD_UID_LABEL } from './labels.js';
 import { computePodActions, createKey, podFullName, sandboxKey, type PodActions, type StartAction } from './pod-actions.js';
 import type { ProbeManager, Prober } from './prober.js';
 import { containerConfig, sandboxConfig } from './sandbox-config.js';
-import { containersNamed, type PodRuntimeState, type Waiting } from './status.js';
+import { containersNamed, isTerminalPhase, type PodRuntimeState, type Waiting } from './status.js';
 import { MountRetry, VolumeError, containerMounts, podDir, setupVolumes, removePodDir, type VolumePaths } from './volumes.js';
 import { etcHostsContent, etcHostsMounts, writeEtcHosts } from './dns.js';
 
@@ -120,7 +120,7 @@ export class KubeRuntimeManager {
     const log = this.o.logger.child({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`, podUid: uid });
     const waiting = this.waitingOf(uid);
     let rt = current ?? await this.getPodStatus(uid);
-    const terminal = pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+    const terminal = isTerminalPhase(pod.status?.phase);
 
     let volumes: VolumePaths = new Map<string, string>();
     if (!terminal) {

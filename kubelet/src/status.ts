@@ -106,6 +106,9 @@ function containerStatus(spec: Container, inp: StatusInput, init: boolean, initi
 }
 
 /** getPhase mirrors upstream's getPhase for the pod's restartPolicy. */
+/** Succeeded and Failed are final: the kubelet never starts anything of such a pod again. */
+export const isTerminalPhase = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
+
 export function getPhase(pod: Pod, init: ApiContainerStatus[], regular: ApiContainerStatus[], terminating = false): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
   const policy = pod.spec?.restartPolicy ?? 'Always';
   let pendingInit = 0; let failedInit = false;
