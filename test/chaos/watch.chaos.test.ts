@@ -12,7 +12,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigMaps, Namespaces, isResourceExpired, type KubeObject, type WatchEvent } from '@mk8s/api';
-import { adminClient, apiserverNames, figure, mkctl, supervised, uniqueName, waitFor } from './lib/chaos.js';
+import { adminClient, apiserverNames, figure, mkctlAsync, supervised, uniqueName, waitFor } from './lib/chaos.js';
 
 type Cm = KubeObject & { data?: Record<string, string> };
 const ns = uniqueName('chaos-watch');
@@ -182,7 +182,8 @@ test('T2: watchers cut and resumed under churn miss, repeat and reorder no event
   if (apiservers.length === 1) {
     const name = apiservers[0]!;
     const before = supervised()[name];
-    const k = mkctl(['chaos', 'kill', name]);
+    // Asynchronously: the watchers and writers of this process go on while mkctl runs.
+    const k = await mkctlAsync(['chaos', 'kill', name]).done;
     assert.equal(k.code, 0, k.out);
     killed = name;
     await waitFor(() => { const s = supervised()[name]; return s?.state === 'running' && s.pid !== before?.pid; }, { timeoutMs: 120_000, what: `${name} restarted by the supervisor` });
