@@ -37,7 +37,17 @@ function fixture(o: { startError?: (c: import('@mk8s/proto').ContainerConfig) =>
       for (let j = 0; j < 20; j++) await new Promise((r) => setImmediate(r));
     }
   };
-  return { clock, runtime, images, client, rootDir, kubelet, podInformer, settle };
+  /** Runs the kubelet, lets its first relist find an empty runtime, then hands it pod. */
+  const start = async (pod: PodObj) => {
+    const ctl = new AbortController();
+    const running = kubelet.run(ctl.signal);
+    await kubelet.ready;
+    await settle();
+    podInformer.add(pod);
+    await settle();
+    return { stop: async () => { ctl.abort(); await running; } };
+  };
+  return { clock, runtime, images, client, rootDir, kubelet, podInformer, settle, start };
 }
 
 test('a container that exits before its start is read back still gets every CrashLoopBackOff window reported', async () => {
@@ -142,15 +152,9 @@ test('a command that does not exist: RunContainerError, then CrashLoopBackOff; c
     spec: { nodeName: 'node-1', restartPolicy: 'Always', containers: [{ name: 'c', image: 'busybox:1.36', command: ['/no/such/binary'] }] },
     status: { phase: 'Pending' },
   } as PodObj);
-  const ctl = new AbortController();
-  const running = f.kubelet.run(ctl.signal);
-  await f.kubelet.ready;
-  await f.settle();
-  f.podInformer.add(pod as PodObj);
-  await f.settle();
+  const k = await f.start(pod as PodObj);
   for (let t = 0; t < 300_000; t += 500) { f.clock.step(500); await f.settle(); }
-  ctl.abort();
-  await running;
+  await k.stop();
   const creates = f.runtime.called.filter((m) => m === 'createContainer').length;
   // Upstream: a first restart at once, then 10, 20, 40, 80, 160 s: 7 tries in 5 minutes (was: one every ~0.7 s).
   assert.ok(creates >= 5 && creates <= 8, `${creates} creates in 5 minutes`);
@@ -162,11 +166,8 @@ test('a command that does not exist: RunContainerError, then CrashLoopBackOff; c
   assert.ok(Math.max(...written.map((c) => c?.restartCount ?? 0)) >= 4, 'restarts counted');
 });
 
-test('a pod the kubelet found Succeeded is never set up again: its claim\'s directory, once reclaimed, stays gone', async () => {
-  // The informer's copy still says Running (our Succeeded not seen back yet, or a lagging watch)
-  // when a later sync comes; the PVC and PV are still in the kubelet's object cache. A Delete
-  // reclaim has meanwhile removed the directory: setting the volume up again would recreate it.
-  const f = fixture();
+/** A local-path claim `data` Bound to its PV, whose directory is dir; and a pod that mounts it. */
+function claimFixture(f: ReturnType<typeof fixture>, restartPolicy: 'Always' | 'Never') {
   const dir = join(f.rootDir, 'local-path', 'pvc-1_default_data');
   f.client.seed(
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: 'default', uid: 'claim-uid' }, spec: { volumeName: 'pvc-1' }, status: { phase: 'Bound' } } as never,
@@ -174,16 +175,21 @@ test('a pod the kubelet found Succeeded is never set up again: its claim\'s dire
       spec: { hostPath: { path: dir, type: 'DirectoryOrCreate' }, claimRef: { name: 'data', namespace: 'default', uid: 'claim-uid' } }, status: { phase: 'Bound' } } as never,
   );
   const [pod] = f.client.seed({
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'reader', namespace: 'default' },
-    spec: { nodeName: 'node-1', restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'user', namespace: 'default' },
+    spec: { nodeName: 'node-1', restartPolicy, containers: [{ name: 'c', image: 'busybox:1.36', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }] },
     status: { phase: 'Pending' },
   } as PodObj);
-  const ctl = new AbortController();
-  const running = f.kubelet.run(ctl.signal);
-  await f.kubelet.ready;
-  await f.settle();
-  f.podInformer.add(pod as PodObj);
+  return { dir, pod: pod as PodObj };
+}
+
+test('a pod the kubelet found Succeeded is never set up again: its claim\'s directory, once reclaimed, stays gone', async () => {
+  // The informer's copy still says Running (our Succeeded not seen back yet, or a lagging watch)
+  // when a later sync comes; the PVC and PV are still in the kubelet's object cache. A Delete
+  // reclaim has meanwhile removed the directory: setting the volume up again would recreate it.
+  const f = fixture();
+  const { dir, pod } = claimFixture(f, 'Never');
+  const k = await f.start(pod);
   for (let i = 0; i < 10; i++) { f.clock.step(100); await f.settle(); }
   assert.ok(existsSync(dir), 'the claim\'s directory made for the running pod');
   const [c] = await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' });
@@ -193,10 +199,28 @@ test('a pod the kubelet found Succeeded is never set up again: its claim\'s dire
   assert.ok(phases.includes('Succeeded'), `Succeeded written (${phases.join(', ')})`);
 
   rmSync(dir, { recursive: true });
-  f.podInformer.update({ ...pod!, metadata: { ...pod!.metadata, labels: { touched: 'yes' } }, status: { phase: 'Running' } } as PodObj);
+  f.podInformer.update({ ...pod, metadata: { ...pod.metadata, labels: { touched: 'yes' } }, status: { phase: 'Running' } });
   for (let i = 0; i < 20; i++) { f.clock.step(100); await f.settle(); }
-  ctl.abort();
-  await running;
+  await k.stop();
   assert.equal(existsSync(dir), false, 'no volume set up again for a pod the kubelet knows is terminal');
   assert.equal((await f.runtime.listContainers()).filter((x) => x.state === 'CONTAINER_RUNNING').length, 0, 'nothing started again');
+});
+
+test('a pod deleted while its sync waits for the relist is cleaned up, not set up again from the copy read before', async () => {
+  // A grace-0 delete removes the object at once (no deletionTimestamp is ever seen): the sync
+  // already under way must not go on with the live-looking copy it read before it waited.
+  const f = fixture();
+  const { dir, pod } = claimFixture(f, 'Always');
+  const k = await f.start(pod);
+  for (let i = 0; i < 10; i++) { f.clock.step(100); await f.settle(); }
+  assert.equal((await f.runtime.listContainers({ state: 'CONTAINER_RUNNING' })).length, 1, 'the pod runs');
+  const touched = { ...pod, metadata: { ...pod.metadata, labels: { touched: 'yes' } } };
+  f.podInformer.update(touched);
+  await f.settle();                      // the sync has started and waits for a relist newer than its previous one
+  rmSync(dir, { recursive: true });
+  f.podInformer.delete(touched);
+  for (let i = 0; i < 20; i++) { f.clock.step(100); await f.settle(); }
+  await k.stop();
+  assert.equal(existsSync(dir), false, 'no volume set up for a pod gone from the API');
+  assert.equal((await f.runtime.listContainers()).filter((x) => x.state === 'CONTAINER_RUNNING').length, 0, 'its container stopped');
 });

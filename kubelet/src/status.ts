@@ -105,10 +105,10 @@ function containerStatus(spec: Container, inp: StatusInput, init: boolean, initi
   return { ...withId, ready: false, started: false, state: { waiting: { reason: waiting?.reason ?? 'ContainerCreating' } }, lastState: prev ? terminated(prev) : {} };
 }
 
-/** getPhase mirrors upstream's getPhase for the pod's restartPolicy. */
 /** Succeeded and Failed are final: the kubelet never starts anything of such a pod again. */
 export const isTerminalPhase = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 
+/** getPhase mirrors upstream's getPhase for the pod's restartPolicy. */
 export function getPhase(pod: Pod, init: ApiContainerStatus[], regular: ApiContainerStatus[], terminating = false): 'Pending' | 'Running' | 'Succeeded' | 'Failed' {
   const policy = pod.spec?.restartPolicy ?? 'Always';
   let pendingInit = 0; let failedInit = false;
